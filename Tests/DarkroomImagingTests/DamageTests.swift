@@ -1,0 +1,75 @@
+import DarkroomImaging
+import Foundation
+import XCTest
+
+/// Junk and damage give an error code, never a crash, an exit() or a grey-padded image.
+final class DamageTests: XCTestCase {
+    func testEveryTruncationOfAJPEGIsADecodeError() {
+        let bytes = Fixtures.data("jpeg-progressive.jpg")
+        // Cutting before the end of the scans (but after the signature) always loses pixels.
+        for cut in stride(from: 3, to: bytes.count - 2, by: max(1, bytes.count / 60)) {
+            expectImagingError(.decode) { _ = try ImageDecoder.decode(ByteStream.reading(data: bytes.prefix(cut))) }
+        }
+    }
+
+    func testEveryTruncationOfAPNGIsADecodeError() {
+        let bytes = Fixtures.data("png-rgba8.png")
+        for cut in stride(from: 8, to: bytes.count, by: max(1, bytes.count / 60)) {
+            expectImagingError(.decode) { _ = try ImageDecoder.decode(ByteStream.reading(data: bytes.prefix(cut))) }
+        }
+    }
+
+    func testAFlippedByteInsideIDATFailsTheCRC() throws {
+        var bytes = Fixtures.data("png-rgb8.png")
+        let idat = try XCTUnwrap(bytes.range(of: Data("IDAT".utf8)))
+        bytes[idat.upperBound + 5] ^= 0x40
+        expectImagingError(.decode) { _ = try ImageDecoder.decode(ByteStream.reading(data: bytes)) }
+    }
+
+    func testRandomBytesAreNotAnImage() {
+        var generator = SeededGenerator(state: 42)
+        for length in [1, 2, 7, 100, 4096] {
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if bytes.first == 0xFF || bytes.first == 0x89 { bytes[0] = 0 }
+            expectImagingError(.notAnImage) { _ = try ImageDecoder.decode(ByteStream.reading(data: Data(bytes))) }
+        }
+        expectImagingError(.notAnImage) { _ = try ImageDecoder.decode(ByteStream.reading(data: Data())) }
+    }
+
+    func testRandomBytesBehindAValidSignatureAreDecodeErrors() {
+        var generator = SeededGenerator(state: 7)
+        let signatures: [[UInt8]] = [[0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]]
+        for signature in signatures {
+            for _ in 0..<50 {
+                let tail = (0..<Int.random(in: 0...3000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                expectImagingError(.decode) { _ = try ImageDecoder.decode(ByteStream.reading(data: Data(signature + tail))) }
+            }
+        }
+    }
+
+    func testPixelBombIsRefusedFromTheHeaderAlone() throws {
+        for name in ["bomb-png-60000x60000.png", "bomb-jpeg-60000x60000.jpg"] {
+            XCTAssertLessThan(Fixtures.data(name).count, 8192, name)
+            do {
+                _ = try ImageDecoder(stream: ByteStream.reading(data: Fixtures.data(name)))
+                XCTFail("\(name) was accepted")
+            } catch {
+                XCTAssertEqual(error.code, .tooManyPixels, name)
+                XCTAssertTrue(error.message.contains("60000x60000"), error.message)
+            }
+        }
+    }
+
+    func testThePixelLimitIsConfigurable() throws {
+        let small = DecodingLimits(maxPixels: 70 * 46 - 1)
+        expectImagingError(.tooManyPixels) {
+            _ = try ImageDecoder.decode(ByteStream.reading(data: Fixtures.data("jpeg-420.jpg")), limits: small)
+        }
+        let exact = DecodingLimits(maxPixels: 70 * 46)
+        XCTAssertEqual(try ImageDecoder.decode(ByteStream.reading(data: Fixtures.data("jpeg-420.jpg")), limits: exact).width, 70)
+    }
+
+    func testGarbageAfterTheJPEGEndIsIgnored() throws {
+        XCTAssertEqual(try Fixtures.decode("jpeg-trailing-garbage.jpg"), try Fixtures.decode("jpeg-420.jpg"))
+    }
+}
