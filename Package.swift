@@ -7,9 +7,13 @@ let package = Package(
     products: [
         .executable(name: "darkroom", targets: ["darkroom"]),
         .library(name: "DarkroomImaging", targets: ["DarkroomImaging"]),
+        .library(name: "DarkroomCore", targets: ["DarkroomCore"]),
+        .library(name: "DarkroomDaemon", targets: ["DarkroomDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C shims over libjpeg-turbo and libpng. Both libraries report errors by
@@ -22,6 +26,9 @@ let package = Package(
         ),
         // The sepia kernel, in C so that it vectorises (see sepia.c).
         .target(name: "CDarkroomKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        // Linux calls Swift's Glibc module does not export (inotify, renameat2).
+        .target(name: "CDarkroomSystem"),
+
         // Pixels: formats, decoding, the sepia kernel, encoding, and the streaming
         // develop pipeline. Bytes in, bytes out: no file naming, no networking.
         .target(
@@ -29,14 +36,46 @@ let package = Package(
             dependencies: ["CDarkroomCodecs", "CDarkroomKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
-        // Files that appear atomically (temporary name, flush, rename).
-        .target(name: "DarkroomStorage"),
+        // Pure logic, no I/O: manifests, photo names → file names, journal records
+        // and their replay, retry and URL policies.
+        .target(name: "DarkroomCore", dependencies: ["DarkroomImaging"]),
+        // Files: atomic writes, the journal file, inbox claims, the outbox layout.
+        .target(name: "DarkroomStorage", dependencies: ["DarkroomCore", "CDarkroomSystem"]),
+        // Getting image bytes: the Downloader protocol, HTTP(S) over AsyncHTTPClient, file://.
+        .target(
+            name: "DarkroomNetwork",
+            dependencies: [
+                "DarkroomCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The operating system: inotify, signals.
+        .target(name: "DarkroomSystem", dependencies: ["CDarkroomSystem"]),
+        // The daemon: download → filter Operations on prioritised queues, the
+        // registry of work in progress, scheduling, resume, shutdown.
+        .target(
+            name: "DarkroomDaemon",
+            dependencies: ["DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem"]
+        ),
         .executableTarget(
             name: "darkroom",
             dependencies: [
                 "DarkroomImaging",
                 "DarkroomStorage",
+                "DarkroomCore",
+                "DarkroomDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // A local HTTP server that serves fixtures and injects faults, for tests and demos.
+        .target(
+            name: "DarkroomTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -44,7 +83,15 @@ let package = Package(
             dependencies: ["DarkroomImaging"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "DarkroomCoreTests", dependencies: ["DarkroomCore"]),
         .testTarget(name: "DarkroomStorageTests", dependencies: ["DarkroomStorage"]),
-        .testTarget(name: "DarkroomCLITests", dependencies: ["darkroom", "DarkroomImaging"]),
+        .testTarget(name: "DarkroomNetworkTests", dependencies: ["DarkroomNetwork", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomDaemonTests", dependencies: ["DarkroomDaemon", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomCLITests", dependencies: ["darkroom", "DarkroomImaging", "DarkroomCore"]),
+        // The real binary against a real HTTP server: faults, signals, crashes, several daemons.
+        .testTarget(
+            name: "DarkroomIntegrationTests",
+            dependencies: ["darkroom", "DarkroomCore", "DarkroomStorage", "DarkroomImaging", "DarkroomTestSupport"]
+        ),
     ]
 )

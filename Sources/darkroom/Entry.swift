@@ -11,7 +11,7 @@ struct Darkroom: AsyncParsableCommand {
         commandName: "darkroom",
         abstract: "Develops photographs: download → sepia filter → outbox.",
         version: darkroomVersion,
-        subcommands: [FilterCommand.self]
+        subcommands: [RunCommand.self, FilterCommand.self, SubmitCommand.self, ValidateCommand.self, StatusCommand.self, JournalCommand.self]
     )
 }
 
