@@ -85,9 +85,10 @@ let package = Package(
         ),
         .testTarget(name: "DarkroomCoreTests", dependencies: ["DarkroomCore"]),
         .testTarget(name: "DarkroomStorageTests", dependencies: ["DarkroomStorage"]),
+        .testTarget(name: "DarkroomSystemTests", dependencies: ["DarkroomSystem"]),
         .testTarget(name: "DarkroomNetworkTests", dependencies: ["DarkroomNetwork", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDaemonTests", dependencies: ["DarkroomDaemon", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomCLITests", dependencies: ["darkroom", "DarkroomImaging", "DarkroomCore"]),
+        .testTarget(name: "DarkroomCLITests", dependencies: ["darkroom", "DarkroomImaging", "DarkroomCore", "DarkroomStorage"]),
         // The real binary against a real HTTP server: faults, signals, crashes, several daemons.
         .testTarget(
             name: "DarkroomIntegrationTests",

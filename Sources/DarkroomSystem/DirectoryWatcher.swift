@@ -59,6 +59,11 @@ public final class DirectoryWatcher: @unchecked Sendable {
     public func cancel() {
         source.cancel()
     }
+
+    deinit {
+        // A watcher dropped without cancel() must still close its inotify descriptor.
+        source.cancel()
+    }
 }
 
 /// A failed system call.

@@ -49,7 +49,13 @@ final class DaemonTests: XCTestCase {
         XCTAssertEqual(developed, expected)
         // The manifest left the inbox; its claim is gone once finished.
         XCTAssertFalse(FileManager.default.fileExists(atPath: harness.inbox.appendingPathComponent("classic.plist").path))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: harness.daemon.inbox.claimFolder), [])
+        // manifest.finished is journaled first (the durable point), then the claim is removed.
+        let claimFolder = harness.daemon.inbox.claimFolder
+        let deadline = Date().addingTimeInterval(5)
+        while (try? FileManager.default.contentsOfDirectory(atPath: claimFolder))?.isEmpty == false && Date() < deadline {
+            usleep(5_000)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: claimFolder), [])
         // Every event of an entry's life was journaled in order.
         let angkor = harness.journal.filter { $0.entry == "Angkor" }.map(\.event)
         XCTAssertEqual(angkor, [.entryQueued, .entryDownloading, .entryDownloaded, .entryFiltering, .entryFiltered])

@@ -130,6 +130,29 @@ final class DaemonProcessTests: XCTestCase {
         assertEveryEntryFilteredExactlyOnce(Dictionary(uniqueKeysWithValues: (0..<20).map { (String(format: "m%02d", $0), 3) }))
     }
 
+    func testLinkLocalAddressesAreAlwaysRefusedAndPrivateOnesOnRequest() throws {
+        server.route("/ok.jpg", .bytes(fixture("jpeg-420.jpg")))
+        server.route("/to-metadata", .redirect(to: "http://169.254.169.254/latest/meta-data/"))
+        try site.startDaemon(["--timeout", "2", "--retries", "0"])
+        try site.drop("ssrf", [
+            "metadata": "http://169.254.169.254/latest/meta-data/", "redirected": server.url("/to-metadata"),
+            "ipv6": "http://[fe80::1]/x.jpg", "ok": server.url("/ok.jpg"),
+        ])
+        XCTAssertTrue(site.waitFor { $0.contains { $0.event == .manifestFinished } }, site.daemonLog())
+        let result = try site.result("ssrf")
+        for entry in ["metadata", "redirected", "ipv6"] {
+            XCTAssertTrue(result.entries[entry]?.error?.hasPrefix("address-not-allowed: ") ?? false, "\(entry): \(String(describing: result.entries[entry]))")
+        }
+        XCTAssertEqual(result.entries["ok"]?.state, .filtered, "loopback is allowed by default")
+
+        let strict = Site()
+        try strict.startDaemon(["--deny-private-networks", "--retries", "0"])
+        try strict.drop("strict", ["ok": server.url("/ok.jpg")])
+        XCTAssertTrue(strict.waitFor { $0.contains { $0.event == .manifestFinished } }, strict.daemonLog())
+        XCTAssertTrue(try strict.result("strict").entries["ok"]?.error?.hasPrefix("address-not-allowed: ") ?? false)
+        XCTAssertEqual(server.requestCount("/ok.jpg"), 1, "the refused request never reached the server")
+    }
+
     /// Every entry of each manifest filtered exactly once across all runs, every output
     /// decodes, no temporary file is left, and the result lists them all.
     private func assertEveryEntryFilteredExactlyOnce(_ manifests: [String: Int], file: StaticString = #filePath, line: UInt = #line) {

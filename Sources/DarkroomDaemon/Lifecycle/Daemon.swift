@@ -54,7 +54,9 @@ public final class Daemon: @unchecked Sendable {
         } else {
             let http = HTTPDownloader(
                 configuration: HTTPDownloader.Configuration(
-                    connectTimeout: configuration.connectTimeout, readTimeout: configuration.timeout))
+                    connectTimeout: configuration.connectTimeout, readTimeout: configuration.timeout,
+                    maxConnectionsPerHost: max(64, configuration.downloadConcurrency),
+                    addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks)))
             self.downloader = SchemeRouter(http: http, file: configuration.allowFileURLs ? FileDownloader() : nil)
             self.shutdownDownloader = { try? await http.shutdown() }
         }
@@ -75,7 +77,26 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Prepares the folders, opens the journal, resumes unfinished claims, starts watching.
+    ///
+    /// Everything happens on the control queue, signal watching first: a signal that
+    /// arrives during start-up (logrotate's SIGHUP, an early SIGTERM) waits on the queue
+    /// until the daemon can act on it, instead of killing the process by its default action.
     public func start() throws {
+        try control.sync {
+            signals = SignalWatcher(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2], queue: control) {
+                [weak self] signal in self?.handle(signal: signal)
+            }
+            do {
+                try startOnControl()
+            } catch {
+                signals?.cancel()
+                signals = nil
+                throw error
+            }
+        }
+    }
+
+    private func startOnControl() throws {
         try inbox.prepare()
         try outbox.prepare()
         let writer = try JournalWriter(path: configuration.journalPath)
@@ -89,23 +110,18 @@ public final class Daemon: @unchecked Sendable {
                 JournalField("download_concurrency", .int(configuration.downloadConcurrency)),
                 JournalField("filter_concurrency", .int(configuration.filterConcurrency)),
             ])
-        try control.sync {
-            resumeOrphans()
-            watcher = try DirectoryWatcher(path: configuration.inbox, queue: control) { [weak self] name in
-                self?.inboxChanged(name)
-            }
-            signals = SignalWatcher(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2], queue: control) {
-                [weak self] signal in self?.handle(signal: signal)
-            }
-            let timer = DispatchSource.makeTimerSource(queue: control)
-            let interval = max(configuration.rescanInterval, 0.1)
-            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
-            timer.setEventHandler { [weak self] in self?.scanInbox(settleTime: 1) }
-            timer.resume()
-            rescanTimer = timer
-            scanInbox(settleTime: 0)
-            onReady?()
+        resumeOrphans()
+        watcher = try DirectoryWatcher(path: configuration.inbox, queue: control) { [weak self] name in
+            self?.inboxChanged(name)
         }
+        let timer = DispatchSource.makeTimerSource(queue: control)
+        let interval = max(configuration.rescanInterval, 0.1)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
+        timer.setEventHandler { [weak self] in self?.scanInbox(settleTime: 1) }
+        timer.resume()
+        rescanTimer = timer
+        scanInbox(settleTime: 0)
+        onReady?()
     }
 
     // MARK: Inbox
@@ -305,8 +321,15 @@ public final class Daemon: @unchecked Sendable {
     /// Suspends (SIGUSR1) or resumes (SIGUSR2) the queues: running operations finish,
     /// none starts while paused. Claims go on, bounded as always.
     public func setPaused(_ paused: Bool) {
-        pipeline.setSuspended(paused)
-        journal.record(paused ? .daemonPaused : .daemonResumed)
+        // Journaled on the side where no operation can start in between: after suspending,
+        // before resuming.
+        if paused {
+            pipeline.setSuspended(true)
+            journal.record(.daemonPaused)
+        } else {
+            journal.record(.daemonResumed)
+            pipeline.setSuspended(false)
+        }
     }
 
     /// Stops claiming, cancels every operation, journals the interrupted entries and

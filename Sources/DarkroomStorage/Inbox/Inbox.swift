@@ -40,9 +40,19 @@ public struct Inbox: Sendable {
     /// Creates the inbox and its claim and rejected folders. The inbox is made
     /// group-writable (setgid, 2775) so that members of the daemon's group can drop files.
     public func prepare() throws {
-        try POSIX.makeDirectories(folder, mode: 0o2775)
+        try Self.makeSharedFolder(folder)
         try POSIX.makeDirectories(claimFolder)
-        try POSIX.makeDirectories(rejectedFolder, mode: 0o2775)
+        try Self.makeSharedFolder(rejectedFolder)
+    }
+
+    /// mkdir -p, then chmod 2775 if this call created the folder: mkdir(2) applies the
+    /// umask and, on Linux, ignores the setgid bit. An existing folder keeps its mode.
+    private static func makeSharedFolder(_ path: String) throws {
+        let existed = POSIX.isDirectory(path)
+        try POSIX.makeDirectories(path, mode: 0o2775)
+        if !existed, chmod(path, 0o2775) != 0 {
+            throw StorageError("chmod", path: path, errno: errno)
+        }
     }
 
     /// What a scan found: manifests waiting (oldest first) and cancel requests.
@@ -117,7 +127,9 @@ public struct Inbox: Sendable {
         // The file may have been replaced between open and rename (a writer renaming a
         // new version over it): claim what was renamed, which is what we hold open.
         var renamed = stat()
-        if stat(target, &renamed) != 0 || renamed.st_ino != info.st_ino {
+        if stat(target, &renamed) != 0 || renamed.st_ino != info.st_ino || renamed.st_dev != info.st_dev {
+            // We renamed a newer file than the one we locked: put it back for whoever wants it.
+            _ = dr_rename_noreplace(target, source)
             close(fd)
             return .lost
         }
@@ -131,9 +143,14 @@ public struct Inbox: Sendable {
         for fileName in POSIX.listFolder(claimFolder).sorted() {
             guard let name = ManifestParser.manifestName(fileName: fileName) else { continue }
             let path = "\(claimFolder)/\(fileName)"
-            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0, POSIX.exists(path) {
+            // Adopt only the regular file still at that path once locked: a live daemon may
+            // have finished it (and a new claim of the same name taken its place) meanwhile.
+            var locked = stat(), named = stat()
+            if flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &locked) == 0, (locked.st_mode & S_IFMT) == S_IFREG,
+                stat(path, &named) == 0, named.st_ino == locked.st_ino, named.st_dev == locked.st_dev
+            {
                 adopted.append(ClaimedManifest(name: name, path: path, fd: fd))
             } else {
                 close(fd)
@@ -183,7 +200,7 @@ public final class ClaimedManifest: @unchecked Sendable {
         let result = POSIX.readAll(fd, limit: limit)
         if let code = result.errno { throw StorageError("read", path: path, errno: code) }
         if result.tooLarge {
-            throw ManifestRejection(message: "more than \(limit) bytes; the limit is \(limit)")
+            throw ManifestRejection(message: "larger than the limit of \(limit) bytes")
         }
         return Data(result.bytes)
     }

@@ -56,21 +56,40 @@ public struct JournalReader {
         return all
     }
 
-    /// Prints records as they are appended, like `tail -f`, until `shouldStop` answers true.
-    /// Follows the path across rotation: when the file is replaced, reading restarts on the new one.
+    /// Prints records as they are appended, like `tail -F`, until `shouldStop` answers true.
+    /// Follows the path across rotation: when the file is replaced, the old one is read to
+    /// its end (a writer appends to it until it reopens) and reading restarts on the new one.
+    /// The file followed is held open, so its inode cannot be reused by the replacement.
     public func follow(
         from offset: Int, pollInterval: Double = 0.2, shouldStop: () -> Bool = { false },
         _ body: (JournalRecord) throws -> Void
     ) throws {
         var position = offset
-        var inode: ino_t = 0
+        var fd: Int32 = -1
+        var followed = stat()
+        defer { if fd >= 0 { close(fd) } }
+        func openPath() {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0, fstat(fd, &followed) != 0 {
+                close(fd)
+                fd = -1
+            }
+        }
         while !shouldStop() {
-            var info = stat()
-            if stat(path, &info) == 0 {
-                if inode != 0 && info.st_ino != inode { position = 0 }
-                inode = info.st_ino
-                if Int(info.st_size) < position { position = 0 }
-                if Int(info.st_size) > position { position = try forEach(from: position, body) }
+            if fd < 0 { openPath() }
+            if fd >= 0 {
+                var named = stat()
+                let replaced = stat(path, &named) == 0
+                    && (named.st_ino != followed.st_ino || named.st_dev != followed.st_dev)
+                var info = stat()
+                if fstat(fd, &info) == 0, Int(info.st_size) < position { position = 0 }  // truncated in place
+                position = try Self.read(fd: fd, from: position, body)
+                if replaced {
+                    close(fd)
+                    position = 0
+                    openPath()
+                    if fd >= 0 { position = try Self.read(fd: fd, from: 0, body) }
+                }
             }
             usleep(useconds_t(pollInterval * 1_000_000))
         }

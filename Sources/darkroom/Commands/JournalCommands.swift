@@ -16,19 +16,33 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let path = journal ?? Outbox(folder: outbox).defaultJournalPath
+        try requireJournal(at: path)
         var replay = JournalReplay()
         var rejected: [String: String] = [:]
+        // The entries each manifest's latest submission journaled: replay keeps every entry
+        // it ever saw (back to `queued` on a new claim), including ones a new version dropped.
+        var current: [String: Set<String>] = [:]
         try JournalReader(path: path).forEach { record in
             replay.apply(record)
-            if record.event == .manifestRejected, let name = record.manifest {
+            guard let name = record.manifest else { return }
+            if record.event == .manifestRejected {
                 rejected[name] = record.string("error") ?? ""
+            } else if record.event == .manifestClaimed {
+                current[name] = []
+            } else if record.event.isEntryEvent, let entry = record.entry {
+                current[name, default: []].insert(entry)
             }
         }
+        // The next claim clears `isRejected`: it means the latest submission of that name
+        // was rejected, even if an earlier one was developed.
+        let isRejected: (String) -> Bool = { replay.manifests[$0]?.isRejected ?? true }
         let columns = ["MANIFEST", "STATE", "QUEUED", "RUNNING", "FILTERED", "SKIPPED", "FAILED", "CANCELLED"]
         var rows: [[String]] = []
-        for (name, manifest) in replay.manifests.sorted(by: { $0.key < $1.key }) {
+        for (name, manifest) in replay.manifests.sorted(by: { $0.key < $1.key }) where !manifest.isRejected {
             var counts: [EntryState: Int] = [:]
-            for entry in manifest.entries.values { counts[entry.state, default: 0] += 1 }
+            for (entry, state) in manifest.entries where current[name]?.contains(entry) ?? true {
+                counts[state.state, default: 0] += 1
+            }
             let running = [EntryState.downloading, .downloaded, .filtering].reduce(0) { $0 + counts[$1, default: 0] }
             rows.append([
                 name, manifest.isFinished ? "finished" : "in progress", "\(counts[.queued, default: 0])", "\(running)",
@@ -36,11 +50,11 @@ struct StatusCommand: ParsableCommand {
                 "\(counts[.cancelled, default: 0])",
             ])
         }
-        for (name, _) in rejected.sorted(by: { $0.key < $1.key }) where replay.manifests[name] == nil {
+        for (name, _) in rejected.sorted(by: { $0.key < $1.key }) where isRejected(name) {
             rows.append([name, "rejected", "-", "-", "-", "-", "-", "-"])
         }
         print(Table.render([columns] + rows))
-        for (name, reason) in rejected.sorted(by: { $0.key < $1.key }) where replay.manifests[name] == nil {
+        for (name, reason) in rejected.sorted(by: { $0.key < $1.key }) where isRejected(name) {
             print("\(name): rejected: \(reason)")
         }
     }
@@ -63,7 +77,7 @@ struct JournalCommand: ParsableCommand {
     @Option(help: "Only the lines of this manifest.")
     var manifest: String?
 
-    @Option(name: [.short, .customLong("lines")], help: "Print only the last N lines already written (default: all).")
+    @Option(name: [.customShort("n"), .customLong("lines")], help: "Print only the last N lines already written (default: all).")
     var lines: Int?
 
     func validate() throws {
@@ -71,7 +85,10 @@ struct JournalCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = JournalReader(path: journal ?? Outbox(folder: outbox).defaultJournalPath)
+        let path = journal ?? Outbox(folder: outbox).defaultJournalPath
+        // --follow waits for a journal that does not exist yet (a daemon about to start).
+        if !follow { try requireJournal(at: path) }
+        let reader = JournalReader(path: path)
         let matches: (JournalRecord) -> Bool = { manifest == nil || $0.manifest == manifest }
         let show: (JournalRecord) -> Void = { record in
             // One write per line, unbuffered, so a pipe (| grep) sees each line at once.
@@ -93,28 +110,63 @@ struct JournalCommand: ParsableCommand {
     }
 }
 
+/// A mistyped --outbox should say so, not print an empty table.
+func requireJournal(at path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else {
+        FileHandle.standardError.write(Data("darkroom: no journal at \(path)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
 /// One record as a line: `TIME HOST[PID] EVENT MANIFEST/ENTRY key=value ...`.
+///
+/// Names and values come from outside (manifests, servers), so control characters are
+/// written as escapes (`\n`, `\t`, `\u{1B}`): one record is always one line, and a
+/// value cannot forge a line or drive the terminal. A value with a space, a quote, an
+/// `=` or a control character is quoted, with `\` and `"` escaped inside the quotes.
 enum JournalLine {
     static func format(_ record: JournalRecord) -> String {
-        var line = "\(RFC3339.string(from: record.time)) \(record.host)[\(record.pid)] \(record.event.rawValue)"
+        var line = "\(RFC3339.string(from: record.time)) \(escaped(record.host))[\(record.pid)] \(record.event.rawValue)"
         switch (record.manifest, record.entry) {
-        case (let manifest?, let entry?): line += " \(manifest)/\(entry)"
-        case (let manifest?, nil): line += " \(manifest)"
+        case (let manifest?, let entry?): line += " \(escaped(manifest))/\(escaped(entry))"
+        case (let manifest?, nil): line += " \(escaped(manifest))"
         default: break
         }
-        for field in record.fields { line += " \(field.key)=\(value(field.value))" }
+        for field in record.fields { line += " \(escaped(field.key))=\(value(field.value))" }
         return line
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+
+    /// `text` with control characters escaped; with `quoting`, also `\` and `"`.
+    private static func escaped(_ text: String, quoting: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || (quoting && ($0 == "\\" || $0 == "\"")) }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\\" where quoting: result += "\\\\"
+            case "\"" where quoting: result += "\\\""
+            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private static func value(_ value: JournalValue) -> String {
         switch value {
         case .string(let text):
-            return text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || text.isEmpty
-                ? "\"\(text.replacingOccurrences(of: "\"", with: "\\\""))\"" : text
+            let needsQuotes = text.isEmpty || text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || isControl($0) }
+            return needsQuotes ? "\"\(escaped(text, quoting: true))\"" : text
         case .int(let number): return "\(number)"
         case .double(let number): return "\(number)"
         case .bool(let flag): return "\(flag)"
-        case .object(let fields): return "{" + fields.map { "\($0.key)=\(Self.value($0.value))" }.joined(separator: " ") + "}"
+        case .object(let fields): return "{" + fields.map { "\(escaped($0.key))=\(Self.value($0.value))" }.joined(separator: " ") + "}"
         }
     }
 }

@@ -2,6 +2,9 @@ import ArgumentParser
 import DarkroomCore
 import DarkroomStorage
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads and checks one manifest file the way the daemon will.
 struct ManifestCheck {
@@ -17,17 +20,52 @@ struct ManifestCheck {
             rejection = "the file name must end in .plist and not start with '.'"
             return
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            rejection = "cannot read it"
+        // The daemon rejects these names before reading the file (Daemon.process).
+        guard !Outbox.reservedNames.contains(name) else {
+            rejection = "'\(name)' is a name the outbox uses itself"
             return
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: options.maxBytes + 1)) ?? Data()
+        let data: Data
+        switch Self.contents(of: path, limit: options.maxBytes + 1) {
+        case .success(let bytes): data = bytes
+        case .failure(let reason):
+            rejection = "cannot read it: \(reason)"
+            return
+        }
         do {
             manifest = try ManifestParser.parse(data, name: name, options: options)
+            self.data = data
         } catch {
             rejection = error.message
         }
+    }
+
+    /// The bytes that were checked: what `submit` copies, so that it copies what it validated.
+    private(set) var data: Data?
+
+    /// Up to `limit` bytes of the file; a read error (a folder, no permission) is the
+    /// system's sentence, never mistaken for an empty file.
+    private static func contents(of path: String, limit: Int) -> Result<Data, SystemReason> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(SystemReason(errno)) }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count < limit {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, min($0.count, limit - data.count)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(SystemReason(errno))
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return .success(data)
+    }
+
+    struct SystemReason: Error, CustomStringConvertible {
+        var description: String
+        init(_ code: Int32) { description = String(cString: strerror(code)) }
     }
 
     var problems: [String] {
@@ -65,7 +103,8 @@ struct ValidateCommand: ParsableCommand {
             let problems = check.problems
             anyProblem = anyProblem || !problems.isEmpty
             for problem in problems { print(problem) }
-            print(check.summary)
+            // A rejected file's one line already says so.
+            if check.manifest != nil { print(check.summary) }
         }
         if anyProblem { throw ExitCode(1) }
     }
@@ -102,7 +141,7 @@ struct SubmitCommand: ParsableCommand {
         for path in manifests {
             let check = ManifestCheck(path: path, options: options)
             for problem in check.problems { FileHandle.standardError.write(Data("\(problem)\n".utf8)) }
-            guard check.manifest != nil, let data = FileManager.default.contents(atPath: path) else {
+            guard check.manifest != nil, let data = check.data else {
                 failed = true
                 continue
             }
