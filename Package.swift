@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C shims over libjpeg-turbo and libpng. Both libraries report errors by
@@ -50,13 +51,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // The operating system: inotify, signals.
-        .target(name: "DarkroomSystem", dependencies: ["CDarkroomSystem"]),
+        // The operating system: inotify, signals, sd_notify, the stderr log handler.
+        .target(
+            name: "DarkroomSystem",
+            dependencies: ["CDarkroomSystem", .product(name: "Logging", package: "swift-log")]
+        ),
         // The daemon: download → filter Operations on prioritised queues, the
         // registry of work in progress, scheduling, resume, shutdown.
         .target(
             name: "DarkroomDaemon",
-            dependencies: ["DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem"]
+            dependencies: [
+                "DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "darkroom",
@@ -65,7 +72,9 @@ let package = Package(
                 "DarkroomStorage",
                 "DarkroomCore",
                 "DarkroomDaemon",
+                "DarkroomSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -85,7 +94,10 @@ let package = Package(
         ),
         .testTarget(name: "DarkroomCoreTests", dependencies: ["DarkroomCore"]),
         .testTarget(name: "DarkroomStorageTests", dependencies: ["DarkroomStorage"]),
-        .testTarget(name: "DarkroomSystemTests", dependencies: ["DarkroomSystem"]),
+        .testTarget(
+            name: "DarkroomSystemTests",
+            dependencies: ["DarkroomSystem", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "DarkroomNetworkTests", dependencies: ["DarkroomNetwork", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDaemonTests", dependencies: ["DarkroomDaemon", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomCLITests", dependencies: ["darkroom", "DarkroomImaging", "DarkroomCore", "DarkroomStorage"]),

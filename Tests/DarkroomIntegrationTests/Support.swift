@@ -30,18 +30,26 @@ final class Site: @unchecked Sendable {
 
     /// Starts `darkroom run` on this site's folders; stderr goes to a file beside them.
     @discardableResult
-    func startDaemon(_ extra: [String] = []) throws -> Process {
+    func startDaemon(_ extra: [String] = [], environment: [String: String] = [:], waitForStart: Bool = true) throws -> Process {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = darkroomBinary
         process.arguments = ["run", "--inbox", inbox, "--outbox", outbox, "--retry-base-delay", "0.05"] + extra
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let log = root.appendingPathComponent("daemon-\(processes.count).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        // A test may have made it already, to know its inode (JOURNAL_STREAM).
+        if !FileManager.default.fileExists(atPath: log.path) {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+        }
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         processes.append(process)
-        XCTAssertTrue(waitFor(timeout: 10) { $0.contains { $0.event == .daemonStarted && $0.pid == process.processIdentifier } })
+        if waitForStart {
+            XCTAssertTrue(waitFor(timeout: 10) { $0.contains { $0.event == .daemonStarted && $0.pid == process.processIdentifier } })
+        }
         return process
     }
 
@@ -92,6 +100,8 @@ final class Site: @unchecked Sendable {
         }
         return found
     }
+
+    func logPath(_ index: Int) -> String { root.appendingPathComponent("daemon-\(index).log").path }
 
     func daemonLog(_ index: Int = 0) -> String {
         (try? String(contentsOf: root.appendingPathComponent("daemon-\(index).log"), encoding: .utf8)) ?? ""

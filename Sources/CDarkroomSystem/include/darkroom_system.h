@@ -22,6 +22,12 @@ int dr_inotify_add_watch(int fd, const char *path, uint32_t mask);
 typedef void (*dr_inotify_visitor)(void *context, const char *name, uint32_t mask);
 void dr_inotify_each_event(const char *buffer, size_t length, void *context, dr_inotify_visitor visit);
 
+/*
+ * sd_notify without libsystemd: sends `message` as one datagram to the AF_UNIX socket
+ * `path` ($NOTIFY_SOCKET; a leading '@' names an abstract socket). Returns 0, or -errno.
+ */
+int dr_notify_send(const char *path, const char *message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,14 @@ public final class Daemon: @unchecked Sendable {
     private let downloader: any Downloader
     private let shutdownDownloader: @Sendable () async -> Void
     private let journalObserver: (@Sendable (JournalRecord) -> Void)?
+    private let notifier: SystemdNotifier?
+    private var service: ServiceManager!
+    /// Written on the control queue, read by the status probe from any thread.
+    private var paused = false
+    private var isPaused: Bool {
+        get { stateLock.withLock { paused } }
+        set { stateLock.withLock { paused = newValue } }
+    }
 
     private var journal: Journal!
     private var pipeline: Pipeline!
@@ -38,12 +46,14 @@ public final class Daemon: @unchecked Sendable {
     /// - Parameters:
     ///   - downloader: where bytes come from; by default HTTP(S) over AsyncHTTPClient and,
     ///     with `allowFileURLs`, `file://`.
-    ///   - journalObserver: sees every journal record (status lines, tests).
+    ///   - journalObserver: sees every journal record (tests).
+    ///   - notifier: systemd's notification socket, when run by systemd with `Type=notify`.
     public init(
         configuration: DaemonConfiguration, downloader: (any Downloader)? = nil,
-        journalObserver: (@Sendable (JournalRecord) -> Void)? = nil
+        journalObserver: (@Sendable (JournalRecord) -> Void)? = nil, notifier: SystemdNotifier? = nil
     ) {
         self.configuration = configuration
+        self.notifier = notifier
         self.inbox = Inbox(folder: configuration.inbox)
         self.outbox = Outbox(folder: configuration.outbox)
         self.journalObserver = journalObserver
@@ -100,7 +110,12 @@ public final class Daemon: @unchecked Sendable {
         try inbox.prepare()
         try outbox.prepare()
         let writer = try JournalWriter(path: configuration.journalPath)
-        journal = Journal(writer: writer, host: inbox.host, pid: getpid(), observer: journalObserver)
+        service = ServiceManager(notifier: notifier, control: control) { [weak self] in self?.statusLine ?? "" }
+        let observer = journalObserver
+        journal = Journal(writer: writer, host: inbox.host, pid: getpid()) { [weak self] record in
+            observer?(record)
+            if let self, self.notifier != nil { self.control.async { self.service.changed() } }
+        }
         pipeline = Pipeline(configuration: configuration, journal: journal, outbox: outbox, downloader: downloader)
         pipeline.onCapacity = { [weak self] in self?.capacityFreed() }
         journal.record(
@@ -121,6 +136,8 @@ public final class Daemon: @unchecked Sendable {
         timer.resume()
         rescanTimer = timer
         scanInbox(settleTime: 0)
+        service.ready()
+        Log.notice("watching \(configuration.inbox), developing into \(configuration.outbox)")
         onReady?()
     }
 
@@ -325,8 +342,10 @@ public final class Daemon: @unchecked Sendable {
         // before resuming.
         if paused {
             pipeline.setSuspended(true)
+            isPaused = true
             journal.record(.daemonPaused)
         } else {
+            isPaused = false
             journal.record(.daemonResumed)
             pipeline.setSuspended(false)
         }
@@ -344,6 +363,7 @@ public final class Daemon: @unchecked Sendable {
     private func stopOnControl() {
         guard !stopping else { return }
         stopping = true
+        service?.stopping()
         watcher?.cancel()
         rescanTimer?.cancel()
         journal.record(.daemonStopping)
@@ -370,6 +390,17 @@ public final class Daemon: @unchecked Sendable {
         public var failed: Int
         public var skipped: Int
         public var cancelled: Int
+    }
+
+    /// The `STATUS=` line: `2 manifests · 120 filtered · 3 skipped · 2 failed · 12 in flight · 480 waiting`.
+    var statusLine: String {
+        let status = status
+        var line = "\(status.manifests) manifest\(status.manifests == 1 ? "" : "s") · \(status.filtered) filtered"
+        if status.skipped > 0 { line += " · \(status.skipped) skipped" }
+        line += " · \(status.failed) failed · \(status.inFlight) in flight · \(status.waiting) waiting"
+        if status.cancelled > 0 { line += " · \(status.cancelled) cancelled" }
+        if isPaused { line += " · paused" }
+        return line
     }
 
     public var status: Status {

@@ -1,12 +1,13 @@
-import Foundation
+import Logging
 
-/// Operator log lines on stderr (the journal file is the record of work).
-public enum Log {
-    public static func error(_ message: String) { write("error", message) }
-    public static func warning(_ message: String) { write("warning", message) }
-    public static func info(_ message: String) { write("info", message) }
+/// The operator log (swift-log; `run` installs `StderrLogHandler`). The journal file is
+/// the record of work; this is for people running the daemon.
+enum Log {
+    static let logger = Logger(label: "darkroom")
 
-    private static func write(_ level: String, _ message: String) {
-        FileHandle.standardError.write(Data("darkroom: \(level): \(message)\n".utf8))
-    }
+    static func error(_ message: String) { logger.error("\(message)") }
+    static func warning(_ message: String) { logger.warning("\(message)") }
+    static func notice(_ message: String) { logger.notice("\(message)") }
+    static func info(_ message: String) { logger.info("\(message)") }
+    static func debug(_ message: String) { logger.debug("\(message)") }
 }

@@ -1,9 +1,16 @@
 import ArgumentParser
+import DarkroomCore
 import DarkroomDaemon
-import DarkroomImaging
+import DarkroomSystem
 import Foundation
+import Logging
 
 /// `darkroom run`: the daemon, in the foreground (SPEC §1).
+///
+/// Every option can also be set in a config file (`--config FILE`, default
+/// /etc/darkroom/darkroom.toml when it exists) under its long name; the command line wins.
+/// Options have no ArgumentParser defaults so that "not given" can be told from "given
+/// the default"; the defaults are stated in the help and applied by `RunOptions.resolve`.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -12,95 +19,129 @@ struct RunCommand: AsyncParsableCommand {
             Runs in the foreground until SIGTERM or SIGINT, then cancels all work and exits 0
             within a second; unfinished manifests are resumed by the next start.
             SIGHUP reopens the journal and rescans the inbox; SIGUSR1 pauses, SIGUSR2 resumes.
+            Under systemd (Type=notify) it sends READY=1, STATUS=, WATCHDOG=1 and STOPPING=1.
+
+            Every option may be set in the config file as `name = value` (e.g.
+            download-concurrency = 4, format = "jpeg"); command-line options override it.
             """
     )
 
+    @Option(help: ArgumentHelp("Config file (TOML).", valueName: "file"))
+    var config: String?
+
     @Option(help: "The hot folder manifests are dropped into (created if missing).")
-    var inbox: String
+    var inbox: String?
 
     @Option(help: "Where developed images, result.plist files and the journal go (created if missing).")
-    var outbox: String
+    var outbox: String?
 
-    @Option(name: .customLong("download-concurrency"), help: "Downloads at once.")
-    var downloadConcurrency = 8
+    @Option(name: .customLong("download-concurrency"), help: "Downloads at once. (default: 8)")
+    var downloadConcurrency: Int?
 
-    @Option(name: .customLong("filter-concurrency"), help: "Filters at once (default: number of CPU cores).")
-    var filterConcurrency = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("filter-concurrency"), help: "Filters at once. (default: number of CPU cores)")
+    var filterConcurrency: Int?
 
-    @Option(help: "Extra attempts for transient failures, with exponential back-off.")
-    var retries = 3
+    @Option(help: "Extra attempts for transient failures, with exponential back-off. (default: 3)")
+    var retries: Int?
 
-    @Option(name: .customLong("connect-timeout"), help: "Seconds to establish a connection.")
-    var connectTimeout = 10.0
+    @Option(name: .customLong("connect-timeout"), help: "Seconds to establish a connection. (default: 10)")
+    var connectTimeout: Double?
 
-    @Option(help: "Seconds without receiving a byte before a download fails.")
-    var timeout = 30.0
+    @Option(help: "Seconds without receiving a byte before a download fails. (default: 30)")
+    var timeout: Double?
 
-    @Option(name: .customLong("max-download-bytes"), help: "Largest download accepted, in bytes.")
-    var maxDownloadBytes = 67_108_864
+    @Option(name: .customLong("max-download-bytes"), help: "Largest download accepted, in bytes. (default: 67108864)")
+    var maxDownloadBytes: Int?
 
-    @Option(name: .customLong("max-pixels"), help: "Largest image accepted, width × height.")
-    var maxPixels: UInt64 = 100_000_000
-
-    @Flag(name: .customLong("allow-file-urls"), help: "Also accept file:// URLs (default: only http and https).")
-    var allowFileURLs = false
+    @Option(name: .customLong("max-pixels"), help: "Largest image accepted, width × height. (default: 100000000)")
+    var maxPixels: Int?
 
     @Flag(
-        name: .customLong("deny-private-networks"),
-        help: "Also refuse loopback and private addresses (link-local ones are always refused).")
-    var denyPrivateNetworks = false
+        name: .customLong("allow-file-urls"), inversion: .prefixedNo,
+        help: "Also accept file:// URLs. (default: off: only http and https)")
+    var allowFileURLs: Bool?
 
-    @Option(help: "Output format for manifests that name none: jpeg, png or source.")
-    var format: OutputFormat = .source
+    @Flag(
+        name: .customLong("deny-private-networks"), inversion: .prefixedNo,
+        help: "Also refuse loopback and private addresses; link-local ones are always refused. (default: off)")
+    var denyPrivateNetworks: Bool?
 
-    @Option(help: "JPEG quality for manifests that name none, 1 to 100.")
-    var quality = 90
+    @Option(help: "Output format for manifests that name none: jpeg, png or source. (default: source)")
+    var format: String?
 
-    @Option(name: .customLong("rescan-interval"), help: "Seconds between full inbox scans, besides inotify.")
-    var rescanInterval = 30.0
+    @Option(help: "JPEG quality for manifests that name none, 1 to 100. (default: 90)")
+    var quality: Int?
 
-    @Option(help: "The journal file (default: OUTBOX/journal.jsonl).")
+    @Option(name: .customLong("rescan-interval"), help: "Seconds between full inbox scans, besides inotify. (default: 30)")
+    var rescanInterval: Double?
+
+    @Option(help: "The journal file. (default: OUTBOX/journal.jsonl)")
     var journal: String?
 
-    @Option(name: .customLong("retry-base-delay"), help: .hidden)
-    var retryBaseDelay = 0.5
+    @Option(
+        name: .customLong("log-level"),
+        help: "Operator log on stderr: trace, debug, info, notice, warning, error, critical. (default: info)")
+    var logLevel: String?
 
-    func validate() throws {
-        guard downloadConcurrency >= 1 else { throw ValidationError("--download-concurrency must be at least 1") }
-        guard filterConcurrency >= 1 else { throw ValidationError("--filter-concurrency must be at least 1") }
-        guard retries >= 0 else { throw ValidationError("--retries must be 0 or more") }
-        guard connectTimeout > 0, timeout > 0 else { throw ValidationError("timeouts must be more than 0 seconds") }
-        guard maxDownloadBytes > 0 else { throw ValidationError("--max-download-bytes must be more than 0") }
-        guard maxPixels > 0 else { throw ValidationError("--max-pixels must be more than 0") }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
-        guard rescanInterval > 0 else { throw ValidationError("--rescan-interval must be more than 0 seconds") }
+    @Option(name: .customLong("retry-base-delay"), help: .hidden)
+    var retryBaseDelay: Double?
+
+    var commandLine: RunOptions {
+        var options = RunOptions()
+        options.inbox = inbox
+        options.outbox = outbox
+        options.downloadConcurrency = downloadConcurrency
+        options.filterConcurrency = filterConcurrency
+        options.retries = retries
+        options.connectTimeout = connectTimeout
+        options.timeout = timeout
+        options.maxDownloadBytes = maxDownloadBytes
+        options.maxPixels = maxPixels
+        options.allowFileURLs = allowFileURLs
+        options.denyPrivateNetworks = denyPrivateNetworks
+        options.format = format
+        options.quality = quality
+        options.rescanInterval = rescanInterval
+        options.journal = journal
+        options.logLevel = logLevel
+        return options
     }
 
-    var daemonConfiguration: DaemonConfiguration {
-        var configuration = DaemonConfiguration(inbox: inbox, outbox: outbox)
-        configuration.downloadConcurrency = downloadConcurrency
-        configuration.filterConcurrency = filterConcurrency
-        configuration.retries = retries
-        configuration.connectTimeout = connectTimeout
-        configuration.timeout = timeout
-        configuration.maxDownloadBytes = maxDownloadBytes
-        configuration.maxPixels = maxPixels
-        configuration.allowFileURLs = allowFileURLs
-        configuration.denyPrivateNetworks = denyPrivateNetworks
-        configuration.format = format
-        configuration.quality = quality
-        configuration.rescanInterval = rescanInterval
-        configuration.journal = journal
-        configuration.retryBaseDelay = retryBaseDelay
-        return configuration
+    /// Reads the config file: `--config`, or the default path when it exists.
+    private func configFile() throws -> ConfigFile? {
+        let path: String
+        if let config {
+            path = config
+        } else if FileManager.default.fileExists(atPath: RunOptions.defaultConfigPath) {
+            path = RunOptions.defaultConfigPath
+        } else {
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read the config file \(path)")
+        }
+        return try ConfigFile(text: String(decoding: data, as: UTF8.self), path: path, keys: RunOptions.keys)
     }
 
     func run() async throws {
-        let daemon = Daemon(configuration: daemonConfiguration)
+        let resolved: RunOptions.Resolved
+        do {
+            resolved = try RunOptions.resolve(commandLine: commandLine, file: configFile())
+        } catch let error as ConfigError {
+            throw ValidationError(error.description)
+        } catch let error as RunOptions.Problem {
+            throw ValidationError(error.description)
+        }
+        var configuration = resolved.configuration
+        if let retryBaseDelay { configuration.retryBaseDelay = retryBaseDelay }
+        let level = Logger.Level(rawValue: resolved.logLevel) ?? .info
+        LoggingSystem.bootstrap { _ in StderrLogHandler(level: level) }
+
+        let daemon = Daemon(configuration: configuration, notifier: SystemdNotifier())
         do {
             try await daemon.run()
         } catch {
-            FileHandle.standardError.write(Data("darkroom: \(error)\n".utf8))
+            Logger(label: "darkroom").error("\(error)")
             throw ExitCode(1)
         }
     }
