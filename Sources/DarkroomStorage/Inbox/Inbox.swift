@@ -45,13 +45,18 @@ public struct Inbox: Sendable {
         try Self.makeSharedFolder(rejectedFolder)
     }
 
-    /// mkdir -p, then chmod 2775 if this call created the folder: mkdir(2) applies the
-    /// umask and, on Linux, ignores the setgid bit. An existing folder keeps its mode.
+    /// mkdir -p (0775), then chmod 2775 if this call created the folder: mkdir(2) applies
+    /// the umask and, on Linux, ignores the setgid bit. Under systemd's
+    /// `RestrictSUIDSGID=yes` setting the setgid bit is refused (EPERM): the folder stays
+    /// 0775, and a folder created inside a setgid inbox inherits the bit anyway. An existing
+    /// folder keeps its mode.
     private static func makeSharedFolder(_ path: String) throws {
         let existed = POSIX.isDirectory(path)
-        try POSIX.makeDirectories(path, mode: 0o2775)
-        if !existed, chmod(path, 0o2775) != 0 {
-            throw StorageError("chmod", path: path, errno: errno)
+        try POSIX.makeDirectories(path, mode: 0o775)
+        guard !existed else { return }
+        if chmod(path, 0o2775) != 0 {
+            let code = errno
+            guard code == EPERM, chmod(path, 0o775) == 0 else { throw StorageError("chmod", path: path, errno: code) }
         }
     }
 
