@@ -89,11 +89,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DarkroomImagingTests",
-            dependencies: ["DarkroomImaging"],
+            dependencies: ["DarkroomImaging", "DarkroomTestSupport"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "DarkroomCoreTests", dependencies: ["DarkroomCore"]),
-        .testTarget(name: "DarkroomStorageTests", dependencies: ["DarkroomStorage"]),
+        .testTarget(name: "DarkroomCoreTests", dependencies: ["DarkroomCore", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomStorageTests", dependencies: ["DarkroomStorage", "DarkroomTestSupport"]),
         .testTarget(
             name: "DarkroomSystemTests",
             dependencies: ["DarkroomSystem", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log")]

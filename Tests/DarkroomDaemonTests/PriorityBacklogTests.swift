@@ -1,5 +1,6 @@
 import DarkroomCore
 @testable import DarkroomDaemon
+import DarkroomTestSupport
 import XCTest
 
 final class PriorityBacklogTests: XCTestCase {
@@ -120,7 +121,7 @@ final class PriorityBacklogTests: XCTestCase {
     /// 100,000 interleaved pushes and pops, and a few removals, against a plain model:
     /// one array per priority, the highest non-empty one popped from its front.
     func testMatchesAReferenceModelOverALongRandomRun() {
-        var generator = SplitMix64(seed: 0xDA7C_2003)
+        var generator = SeededGenerator(seed: 0xDA7C_2003)
         var backlog = PriorityBacklog<Int>()
         var model = ReferenceBacklog()
         let priorities = Priority.allCases
@@ -200,19 +201,3 @@ private struct ReferenceBacklog {
     }
 }
 
-/// SplitMix64: a small seeded generator, so that the random run is the same every time.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import DarkroomImaging
 import Foundation
+import DarkroomTestSupport
 import XCTest
 
 /// Junk and damage give an error code, never a crash, an exit() or a grey-padded image.

@@ -1,5 +1,6 @@
 import DarkroomImaging
 import Foundation
+import DarkroomTestSupport
 import XCTest
 
 /// decode → filter → encode, streamed, as `darkroom filter` and the daemon use it.

@@ -1,4 +1,5 @@
 import DarkroomImaging
+import DarkroomTestSupport
 import XCTest
 
 final class SepiaFilterTests: XCTestCase {

@@ -1,5 +1,6 @@
 import DarkroomImaging
 import Foundation
+import DarkroomTestSupport
 import XCTest
 
 /// The committed fixtures next to this file (see Fixtures/README.md).
@@ -91,18 +92,6 @@ func assertPixels(
         worst, tolerance,
         "\(message): byte \(worstIndex) (pixel \(worstIndex / actual.channels)) is \(actual.pixels[worstIndex]), expected \(expected.pixels[worstIndex])",
         file: file, line: line)
-}
-
-/// A deterministic generator, so "random" test inputs are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 func expectImagingError(

@@ -1,6 +1,7 @@
 import DarkroomCore
 import DarkroomStorage
 import Foundation
+import DarkroomTestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -549,19 +550,3 @@ private final class LockedBox<Value>: @unchecked Sendable {
     func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
 }
 
-/// SplitMix64: a small deterministic generator for the shuffles.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -37,15 +37,3 @@ enum CancelReason: String, Sendable {
     /// The daemon is stopping: the entry is redone when the manifest is resumed.
     case shutdown
 }
-
-extension Priority {
-    var queuePriority: Operation.QueuePriority {
-        switch self {
-        case .veryLow: .veryLow
-        case .low: .low
-        case .normal: .normal
-        case .high: .high
-        case .veryHigh: .veryHigh
-        }
-    }
-}

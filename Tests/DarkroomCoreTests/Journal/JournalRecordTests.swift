@@ -1,5 +1,6 @@
 @testable import DarkroomCore
 import Foundation
+import DarkroomTestSupport
 import XCTest
 
 final class JournalRecordTests: XCTestCase {
@@ -62,7 +63,7 @@ final class JournalRecordTests: XCTestCase {
     }
 
     func testRandomDoublesRoundTrip() throws {
-        var generator = SplitMix64(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         for _ in 0..<500 {
             let value = Double(bitPattern: generator.next())
             guard value.isFinite else { continue }
@@ -164,7 +165,7 @@ final class JournalRecordTests: XCTestCase {
     }
 
     func testRandomCorruptionNeverCrashes() {
-        var generator = SplitMix64(seed: 99)
+        var generator = SeededGenerator(seed: 99)
         let bytes = JournalRecord(time: time, event: .manifestFinished, host: "h", pid: 1, manifest: "m",
                                   fields: [JournalField("counts", .object([JournalField("filtered", 1)])), JournalField("s", "é\"\\")]).encodedLine()
         for _ in 0..<3000 {

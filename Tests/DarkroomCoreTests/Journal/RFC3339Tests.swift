@@ -1,4 +1,5 @@
 @testable import DarkroomCore
+import DarkroomTestSupport
 import XCTest
 
 final class RFC3339Tests: XCTestCase {
@@ -22,7 +23,7 @@ final class RFC3339Tests: XCTestCase {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         for _ in 0..<2000 {
             let milliseconds = Int64.random(in: -2_000_000_000_000...7_000_000_000_000, using: &generator)
             let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)

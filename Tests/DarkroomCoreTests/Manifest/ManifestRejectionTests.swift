@@ -1,4 +1,5 @@
 @testable import DarkroomCore
+import DarkroomTestSupport
 import XCTest
 
 final class ManifestRejectionTests: XCTestCase {
@@ -125,7 +126,7 @@ final class ManifestRejectionTests: XCTestCase {
     }
 
     func testRandomBytesNeverCrash() {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let valid = Array(plist("<dict><key>a</key><string>http://h/a</string><key>photos</key><array><dict><key>name</key><string>n</string></dict></array></dict>"))
         for round in 0..<300 {
             var bytes = valid

@@ -1,4 +1,5 @@
 @testable import DarkroomCore
+import DarkroomTestSupport
 import XCTest
 
 final class PhotoFileNameTests: XCTestCase {
@@ -113,7 +114,7 @@ final class PhotoFileNameTests: XCTestCase {
     }
 
     func testFuzzInvariantsAndInjectivity() {
-        var generator = SplitMix64(seed: 2026)
+        var generator = SeededGenerator(seed: 2026)
         let alphabet: [Unicode.Scalar] = ["a", "b", "_", ".", "/", "\\", "~", "0", "f", " ", "\u{0}", "\u{1}", "\n", "\u{7F}", "\u{85}", "é", "写", "😀", "\u{301}", "-"]
         var byBytes: [[UInt8]: [UInt8]] = [:]
         var outputs: Set<[UInt8]> = []

@@ -1,4 +1,5 @@
 @testable import DarkroomCore
+import DarkroomTestSupport
 import XCTest
 
 final class RetryPolicyTests: XCTestCase {
@@ -12,7 +13,7 @@ final class RetryPolicyTests: XCTestCase {
 
     func testDelaysStayWithinTheJitteredExponentialBounds() {
         let policy = RetryPolicy()
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for attempt in 2...20 {
             let ceiling = min(0.5 * pow(2, Double(attempt - 2)), 30)
             var seen: [Double] = []
@@ -28,15 +29,15 @@ final class RetryPolicyTests: XCTestCase {
 
     func testSameSeedSameDelays() {
         let policy = RetryPolicy()
-        var a = SplitMix64(seed: 1)
-        var b = SplitMix64(seed: 1)
+        var a = SeededGenerator(seed: 1)
+        var b = SeededGenerator(seed: 1)
         let first = (2...6).map { policy.delay(beforeAttempt: $0, retryAfter: nil, using: &a) }
         let second = (2...6).map { policy.delay(beforeAttempt: $0, retryAfter: nil, using: &b) }
         XCTAssertEqual(first, second)
     }
 
     func testHugeAttemptNumbersAreCapped() {
-        var generator = SplitMix64(seed: 3)
+        var generator = SeededGenerator(seed: 3)
         for attempt in [64, 1000, Int.max] {
             let delay = RetryPolicy().delay(beforeAttempt: attempt, retryAfter: nil, using: &generator)
             XCTAssertTrue((15...30).contains(delay), "\(attempt): \(delay)")
@@ -45,7 +46,7 @@ final class RetryPolicyTests: XCTestCase {
     }
 
     func testRetryAfterIsHonouredAndCapped() {
-        var generator = SplitMix64(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         let policy = RetryPolicy()
         XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: 7, using: &generator), 7)
         XCTAssertEqual(policy.delay(beforeAttempt: 2, retryAfter: 0, using: &generator), 0)
