@@ -187,10 +187,14 @@ public struct Inbox: Sendable {
 
 /// A manifest this daemon holds: its file in the claim folder, locked while open.
 ///
-/// Not thread-safe; released once, by `Inbox.finish(_:)` or by the process ending.
+/// Thread-safe: a stop (releasing every claim) and a manifest finishing can race, and the
+/// descriptor must be closed exactly once — a second `close` could close a file another
+/// thread has just opened under the same number. After `finish()` or `release()` the
+/// claim is inert.
 public final class ClaimedManifest: @unchecked Sendable {
     public let name: String
     public let path: String
+    private let lock = NSLock()
     private var fd: Int32
 
     init(name: String, path: String, fd: Int32) {
@@ -201,8 +205,11 @@ public final class ClaimedManifest: @unchecked Sendable {
 
     /// Reads the claimed file, refusing more than `limit` bytes before parsing anything.
     public func read(limit: Int) throws -> Data {
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError("read", path: path, errno: errno) }
-        let result = POSIX.readAll(fd, limit: limit)
+        let result: (bytes: [UInt8], tooLarge: Bool, errno: Int32?) = try lock.withLock {
+            guard fd >= 0 else { throw StorageError("read", path: path, errno: EBADF) }
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw StorageError("read", path: path, errno: errno) }
+            return POSIX.readAll(fd, limit: limit)
+        }
         if let code = result.errno { throw StorageError("read", path: path, errno: code) }
         if result.tooLarge {
             throw ManifestRejection(message: "larger than the limit of \(limit) bytes")
@@ -210,15 +217,21 @@ public final class ClaimedManifest: @unchecked Sendable {
         return Data(result.bytes)
     }
 
-    /// The manifest is finished: remove the claim and drop the lock.
+    /// The manifest is finished: remove the claim and drop the lock. Does nothing once the
+    /// claim was released (a stop got there first: the next start re-checks it).
     public func finish() {
-        unlink(path)
-        release()
+        lock.withLock {
+            guard fd >= 0 else { return }
+            unlink(path)
+            close(fd)
+            fd = -1
+        }
     }
 
     /// Drops the lock but keeps the claim, for the next start to resume.
     public func release() {
-        if fd >= 0 {
+        lock.withLock {
+            guard fd >= 0 else { return }
             close(fd)
             fd = -1
         }
