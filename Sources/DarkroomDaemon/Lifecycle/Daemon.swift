@@ -166,7 +166,11 @@ public final class Daemon: @unchecked Sendable {
         guard !stopping else { return }
         let listing = inbox.scan(settleTime: settleTime)
         for name in listing.cancels { handleCancel(name) }
-        inboxMayHaveMore = false
+        inboxMayHaveMore = listing.unsettled > 0
+        if listing.unsettled > 0 {
+            // Files too fresh to trust (a writer may still be at it): look again once settled.
+            control.asyncAfter(deadline: .now() + settleTime) { [weak self] in self?.scanInbox(settleTime: settleTime) }
+        }
         for fileName in listing.manifests {
             guard !stopping else { return }
             guard pipeline.wantsMoreWork else {

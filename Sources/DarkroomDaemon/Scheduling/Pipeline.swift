@@ -108,24 +108,32 @@ final class Pipeline: @unchecked Sendable {
     }
 
     /// Admits entries from the backlog while the window has room.
+    ///
+    /// Several threads pump at once (every entry that finishes pumps). An entry is popped
+    /// and entered in its manifest's `inFlight` in one critical section: otherwise the
+    /// thread that pops a manifest's last entry could schedule the completion before
+    /// another thread has registered an entry it popped just before, and the manifest
+    /// would finish without it.
     private func pump() {
         while true {
-            let next: (EntryJob, ManifestRun, isLast: Bool)? = lock.withLock {
+            let next: (EntryOperations, ManifestRun, isLast: Bool)? = lock.withLock {
                 guard !stopping, admitted < configuration.admissionWindow, let job = backlog.popHighest(),
                     let run = runs[job.key.manifest]
                 else { return nil }
+                let operations = makeOperations(for: job)
                 admitted += 1
                 run.waiting -= 1
-                return (job, run, run.waiting == 0)
+                run.inFlight[job.key] = operations.filter
+                return (operations, run, run.waiting == 0)
             }
-            guard let (job, run, isLast) = next else { break }
-            admit(job, into: run)
+            guard let (operations, run, isLast) = next else { break }
+            enqueue(operations, of: run)
             if isLast { scheduleCompletion(of: run) }
         }
         if wantsMoreWork { onCapacity?() }
     }
 
-    private func admit(_ job: EntryJob, into run: ManifestRun) {
+    private func makeOperations(for job: EntryJob) -> EntryOperations {
         let download = DownloadOperation(
             job: job, downloader: downloader, policy: configuration.retryPolicy,
             maxBytes: configuration.maxDownloadBytes, journal: journal)
@@ -133,14 +141,21 @@ final class Pipeline: @unchecked Sendable {
             job: job, download: download, outbox: outbox, limits: DecodingLimits(maxPixels: configuration.maxPixels),
             journal: journal
         ) { [weak self] job, outcome in self?.entryFinished(job, outcome) }
-        guard registry.insert(job.key, EntryOperations(download: download, filter: filter)) else {
+        return EntryOperations(download: download, filter: filter)
+    }
+
+    private func enqueue(_ operations: EntryOperations, of run: ManifestRun) {
+        let key = operations.filter.job.key
+        guard registry.insert(key, operations) else {
             // Never queued twice: a duplicate admission (impossible by construction) is dropped.
-            lock.withLock { admitted -= 1 }
+            lock.withLock {
+                admitted -= 1
+                run.inFlight[key] = nil
+            }
             return
         }
-        lock.withLock { run.inFlight[job.key] = filter }
-        filterQueue.addOperation(filter)
-        downloadQueue.addOperation(download)
+        filterQueue.addOperation(operations.filter)
+        downloadQueue.addOperation(operations.download)
     }
 
     private func scheduleCompletion(of run: ManifestRun) {

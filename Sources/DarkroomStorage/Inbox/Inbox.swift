@@ -64,6 +64,8 @@ public struct Inbox: Sendable {
     public struct Listing: Sendable, Equatable {
         public var manifests: [String] = []
         public var cancels: [String] = []
+        /// Manifests left out because they were modified within the settle time.
+        public var unsettled = 0
     }
 
     /// Lists waiting manifests and `.cancel` files. Files modified less than
@@ -82,7 +84,10 @@ public struct Inbox: Sendable {
             var info = stat()
             guard lstat("\(folder)/\(name)", &info) == 0 else { continue }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if settleTime > 0 && now - modified < settleTime { continue }
+            if settleTime > 0 && now - modified < settleTime {
+                listing.unsettled += 1
+                continue
+            }
             dated.append((name, modified))
         }
         listing.manifests = dated.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
