@@ -114,7 +114,7 @@ public final class Daemon: @unchecked Sendable {
         let observer = journalObserver
         journal = Journal(writer: writer, host: inbox.host, pid: getpid()) { [weak self] record in
             observer?(record)
-            if let self, self.notifier != nil { self.control.async { self.service.changed() } }
+            if let self, self.service.markChanged() { self.control.async { self.service.changed() } }
         }
         pipeline = Pipeline(configuration: configuration, journal: journal, outbox: outbox, downloader: downloader)
         pipeline.onCapacity = { [weak self] in self?.capacityFreed() }

@@ -22,6 +22,9 @@ final class ServiceManager: @unchecked Sendable {
     private var lastSent = DispatchTime(uptimeNanoseconds: 0)
     private var statusPending = false
     private var watchdog: DispatchSourceTimer?
+    /// Set by `markChanged()` from any thread, cleared by `changed()` on the control queue.
+    private let dirtyLock = NSLock()
+    private var dirty = false
 
     static let statusInterval = 1.0
 
@@ -40,8 +43,20 @@ final class ServiceManager: @unchecked Sendable {
         startWatchdog(notifier)
     }
 
+    /// Called from any thread for every journal record: true when the caller should
+    /// schedule `changed()`, i.e. only for the first change since the last one was taken
+    /// in — a burst of records costs one dispatch to the control queue, not one each.
+    func markChanged() -> Bool {
+        guard notifier != nil else { return false }
+        return dirtyLock.withLock {
+            defer { dirty = true }
+            return !dirty
+        }
+    }
+
     /// Something changed: send the status now, or once the rate limit allows.
     func changed() {
+        dirtyLock.withLock { dirty = false }
         guard notifier != nil, !statusPending else { return }
         let next = lastSent + Self.statusInterval
         if DispatchTime.now() >= next {
