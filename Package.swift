@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "DarkroomDaemon",
             dependencies: [
-                "DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem",
+                "CDarkroomSystem", "DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -38,6 +38,11 @@ struct dr_decoder {
 };
 
 dr_decoder *dr_decoder_open(FILE *file, uint64_t max_pixels, dr_image_info *info, dr_error *error) {
+    return dr_decoder_open_with(file, max_pixels, 0, info, error);
+}
+
+dr_decoder *dr_decoder_open_with(FILE *file, uint64_t max_pixels, uint32_t options, dr_image_info *info,
+                                 dr_error *error) {
     memset(info, 0, sizeof *info);
     dr_set_error(error, DR_OK, "%s", "");
     uint8_t head[8];
@@ -52,7 +57,7 @@ dr_decoder *dr_decoder_open(FILE *file, uint64_t max_pixels, dr_image_info *info
             dr_set_error(error, DR_INTERNAL, "cannot rewind the input: %s", strerror(errno));
             return NULL;
         }
-        codec = dr_jpeg_decoder_open(file, max_pixels, info, error);
+        codec = dr_jpeg_decoder_open(file, max_pixels, options, info, error);
         break;
     case DR_FORMAT_PNG:
         codec = dr_png_decoder_open(file, max_pixels, info, error);
@@ -82,6 +87,14 @@ dr_status dr_decoder_read_rows(dr_decoder *d, uint8_t *rows, size_t stride, uint
                                dr_error *error) {
     if (d->format == DR_FORMAT_JPEG) return dr_jpeg_decoder_read_rows(d->codec, rows, stride, max_rows, rows_read, error);
     return dr_png_decoder_read_rows(d->codec, rows, stride, max_rows, rows_read, error);
+}
+
+dr_status dr_decoder_read_ycc_band(dr_decoder *d, dr_ycc_band *band, dr_error *error) {
+    if (d->format != DR_FORMAT_JPEG) {
+        dr_set_error(error, DR_INTERNAL, "YCbCr planes from a PNG decoder");
+        return DR_INTERNAL;
+    }
+    return dr_jpeg_decoder_read_ycc_band(d->codec, band, error);
 }
 
 void dr_decoder_close(dr_decoder *d) {
@@ -122,6 +135,60 @@ dr_encoder *dr_encoder_open(FILE *file, dr_format format, uint32_t width, uint32
     e->file = file;
     e->codec = codec;
     return e;
+}
+
+dr_encoder *dr_encoder_open_ycc420(FILE *file, uint32_t width, uint32_t height, int quality, dr_error *error) {
+    dr_set_error(error, DR_OK, "%s", "");
+    if (width == 0 || height == 0) {
+        dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u", width, height);
+        return NULL;
+    }
+    dr_jpeg_encoder *codec = dr_jpeg_encoder_open_ycc420(file, width, height, quality, error);
+    if (!codec) return NULL;
+    dr_encoder *e = malloc(sizeof *e);
+    if (!e) {
+        dr_jpeg_encoder_close(codec);
+        dr_set_error(error, DR_INTERNAL, "out of memory");
+        return NULL;
+    }
+    e->format = DR_FORMAT_JPEG;
+    e->file = file;
+    e->codec = codec;
+    return e;
+}
+
+dr_encoder *dr_encoder_open_jpeg_layout(FILE *file, uint32_t width, uint32_t height, uint32_t channels, int quality,
+                                        dr_jpeg_layout layout, dr_error *error) {
+    dr_set_error(error, DR_OK, "%s", "");
+    if (width == 0 || height == 0 || (channels != 3 && channels != 4)) {
+        dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u with %u channels", width, height, channels);
+        return NULL;
+    }
+    dr_jpeg_encoder *codec = dr_jpeg_encoder_open_layout(file, width, height, channels, quality, &layout, error);
+    if (!codec) return NULL;
+    dr_encoder *e = malloc(sizeof *e);
+    if (!e) {
+        dr_jpeg_encoder_close(codec);
+        dr_set_error(error, DR_INTERNAL, "out of memory");
+        return NULL;
+    }
+    e->format = DR_FORMAT_JPEG;
+    e->file = file;
+    e->codec = codec;
+    return e;
+}
+
+void dr_encoder_ycc_band(dr_encoder *e, dr_ycc_band *band) {
+    memset(band, 0, sizeof *band);
+    if (e->format == DR_FORMAT_JPEG) dr_jpeg_encoder_ycc_band(e->codec, band);
+}
+
+dr_status dr_encoder_write_ycc_band(dr_encoder *e, dr_error *error) {
+    if (e->format != DR_FORMAT_JPEG) {
+        dr_set_error(error, DR_INTERNAL, "YCbCr planes to a PNG encoder");
+        return DR_INTERNAL;
+    }
+    return dr_jpeg_encoder_write_ycc_band(e->codec, error);
 }
 
 dr_status dr_encoder_write_rows(dr_encoder *e, const uint8_t *rows, size_t stride, uint32_t count, dr_error *error) {

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include "darkroom_system.h"
 
 #include <errno.h>
@@ -48,4 +49,8 @@ int dr_notify_send(const char *path, const char *message) {
     int result = sent < 0 ? -errno : 0;
     close(fd);
     return result;
+}
+
+void dr_release_free_memory(void) {
+    malloc_trim(0);
 }

@@ -100,6 +100,7 @@ final class RunOptionsTests: XCTestCase {
             max-pixels = 8
             allow-file-urls = true
             deny-private-networks = true
+            exact = true
             format = "jpeg"
             quality = 9
             rescan-interval = 10
@@ -112,7 +113,7 @@ final class RunOptionsTests: XCTestCase {
             [c.downloadConcurrency, c.filterConcurrency, c.retries, Int(c.connectTimeout), Int(c.timeout), c.maxDownloadBytes,
              Int(c.maxPixels), c.quality, Int(c.rescanInterval)],
             [2, 3, 4, 5, 6, 7, 8, 9, 10])
-        XCTAssertTrue(c.allowFileURLs && c.denyPrivateNetworks)
+        XCTAssertTrue(c.allowFileURLs && c.denyPrivateNetworks && c.exact)
         XCTAssertEqual(c.format, .jpeg)
         XCTAssertEqual(c.journalPath, "/j.jsonl")
     }

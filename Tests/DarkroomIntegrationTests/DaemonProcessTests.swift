@@ -20,52 +20,6 @@ final class DaemonProcessTests: XCTestCase {
         server.shutdown()
     }
 
-    func testEveryServerFaultGivesItsCodeAndTheRestIsFiltered() throws {
-        server.route("/rose.png", .bytes(fixture("png-rose-im.png"), contentType: "image/png"))
-        server.route("/rose.jpg", .bytes(fixture("jpeg-420.jpg")))
-        server.route("/flaky.jpg", .sequence([.status(500), .status(503), .bytes(fixture("jpeg-444.jpg"))]))
-        server.route("/gone", .status(410))
-        server.route("/hang", .hangBeforeHeaders)
-        server.route("/stall", .hangAfter(bytes: fixture("jpeg-420.jpg").prefix(500), declaredLength: 5000))
-        server.route("/trickle", .trickle(fixture("jpeg-420.jpg"), bytesPerChunk: 10, interval: 2))
-        server.route("/endless", .endless(chunk: Data(repeating: 0xFF, count: 8192)))
-        server.route("/html", .bytes(Data("<html><body>not a photo</body></html>".utf8), contentType: "image/jpeg"))
-        server.route("/truncated.jpg", .bytes(fixture("bad-jpeg-truncated.jpg")))
-        try site.startDaemon(["--timeout", "1", "--retries", "2", "--max-download-bytes", "300000"])
-        let names = [
-            "rose-png": "/rose.png", "rose-jpg": "/rose.jpg", "flaky": "/flaky.jpg", "gone": "/gone", "hang": "/hang",
-            "stall": "/stall", "trickle": "/trickle", "endless": "/endless", "html": "/html", "truncated": "/truncated.jpg",
-            "missing": "/nothing-here",
-        ]
-        var photos = names.mapValues { server.url($0) }
-        photos["no-url"] = "NO URL"
-        try site.drop("faults", photos)
-        XCTAssertTrue(site.waitFor(timeout: 40) { $0.contains { $0.event == .manifestFinished && $0.manifest == "faults" } }, site.daemonLog())
-        let result = try site.result("faults")
-        func code(_ entry: String) -> String? {
-            guard let error = result.entries[entry]?.error else { return result.entries[entry]?.state.rawValue }
-            return String(error.prefix { $0 != ":" })
-        }
-        XCTAssertEqual(code("rose-png"), "filtered")
-        XCTAssertEqual(code("rose-jpg"), "filtered")
-        XCTAssertEqual(code("flaky"), "filtered")
-        XCTAssertEqual(code("gone"), "http-410")
-        XCTAssertEqual(code("missing"), "http-404")
-        XCTAssertEqual(code("hang"), "timeout")
-        XCTAssertEqual(code("stall"), "timeout")
-        XCTAssertEqual(code("trickle"), "timeout")
-        XCTAssertEqual(code("endless"), "too-large")
-        XCTAssertEqual(code("html"), "not-an-image")
-        XCTAssertEqual(code("truncated"), "decode")
-        XCTAssertEqual(code("no-url"), "invalid-url")
-        XCTAssertEqual(server.requestCount("/flaky.jpg"), 3)
-        XCTAssertEqual(server.requestCount("/gone"), 1, "a 4xx is not retried")
-        XCTAssertEqual(server.requestCount("/hang"), 3, "a timeout is retried")
-        XCTAssertEqual(site.temporaryFiles(), [])
-        let developed = try ImageDecoder.decode(ByteStream.reading(path: "\(site.outbox)/faults/rose-png.png"))
-        XCTAssertEqual(developed.width, 70)
-    }
-
     /// SIGTERM with thousands of entries queued and every download running: out within a
     /// second, interrupted entries journaled, and the next start finishes the rest.
     func testSIGTERMMidRunStopsWithinASecondAndARestartFinishesExactlyOnce() throws {
@@ -113,21 +67,37 @@ final class DaemonProcessTests: XCTestCase {
         assertEveryEntryFilteredExactlyOnce(["killed": 30])
     }
 
-    func testTwoDaemonsOnOneInboxClaimEachManifestOnce() throws {
+    /// Three daemons, 100 manifests dropped at once, one daemon SIGKILLed mid-run and
+    /// started again: every manifest claimed by one daemon only (the restarted one takes
+    /// back what the killed one held), finished once, every entry made once.
+    func testThreeDaemonsOneKilledMidRunEachManifestClaimedOnceAndFinished() throws {
         server.route("/a.jpg", .delayed(seconds: 0.05, .bytes(fixture("jpeg-420.jpg"))))
-        let one = try site.startDaemon()
-        let two = try site.startDaemon()
-        for m in 0..<20 {
-            try site.drop(String(format: "m%02d", m), Dictionary(uniqueKeysWithValues: (0..<3).map { ("p\($0)", server.url("/a.jpg?\(m)-\($0)")) }))
+        var daemons = try (0..<3).map { _ in try site.startDaemon(["--download-concurrency", "4"]) }
+        let names = (0..<100).map { String(format: "m%03d", $0) }
+        for name in names {
+            try site.drop(name, Dictionary(uniqueKeysWithValues: (0..<3).map { ("p\($0)", server.url("/a.jpg?\(name)-\($0)")) }))
         }
-        XCTAssertTrue(site.waitFor(timeout: 60) { $0.filter { $0.event == .manifestFinished }.count == 20 })
-        let claims = site.records().filter { $0.event == .manifestClaimed }
-        XCTAssertEqual(claims.count, 20, "each manifest claimed exactly once")
-        XCTAssertEqual(Set(claims.compactMap(\.manifest)).count, 20)
-        let byDaemon = Dictionary(grouping: claims, by: \.pid).mapValues(\.count)
-        print("claims per daemon: \(byDaemon)")
-        XCTAssertTrue(Set(byDaemon.keys).isSubset(of: [one.processIdentifier, two.processIdentifier]))
-        assertEveryEntryFilteredExactlyOnce(Dictionary(uniqueKeysWithValues: (0..<20).map { (String(format: "m%02d", $0), 3) }))
+        XCTAssertTrue(site.waitFor { $0.filter { $0.event == .manifestFinished }.count >= 15 })
+        let victim = daemons[1]
+        _ = site.stop(victim, signal: SIGKILL)
+        let heldByVictim = Set(site.records().filter { $0.event == .manifestClaimed && $0.pid == victim.processIdentifier }.compactMap(\.manifest))
+            .subtracting(site.records().filter { $0.event == .manifestFinished }.compactMap(\.manifest))
+        daemons[1] = try site.startDaemon(["--download-concurrency", "4"])
+        XCTAssertTrue(site.waitFor(timeout: 90) { $0.filter { $0.event == .manifestFinished }.count >= 100 }, site.daemonLog(3))
+
+        let records = site.records()
+        let finished = records.filter { $0.event == .manifestFinished }.compactMap(\.manifest)
+        XCTAssertEqual(finished.sorted(), names, "each manifest finished exactly once")
+        let claims = records.filter { $0.event == .manifestClaimed }
+        let fresh = claims.filter { $0.fields.first { $0.key == "resumed" }?.value != .bool(true) }
+        XCTAssertEqual(fresh.compactMap(\.manifest).sorted(), names, "each manifest claimed from the inbox exactly once")
+        let resumed = claims.filter { $0.fields.first { $0.key == "resumed" }?.value == .bool(true) }
+        XCTAssertTrue(Set(resumed.compactMap(\.manifest)).isSubset(of: heldByVictim), "only the killed daemon's manifests are taken back")
+        XCTAssertTrue(resumed.allSatisfy { $0.pid == daemons[1].processIdentifier })
+        XCTAssertEqual(resumed.count, Set(resumed.compactMap(\.manifest)).count)
+        print("claims per daemon: \(Dictionary(grouping: fresh, by: \.pid).mapValues(\.count)); \(resumed.count) taken back after the kill")
+        XCTAssertEqual(Set(fresh.map(\.pid)).intersection([daemons[0], daemons[2], victim].map(\.processIdentifier)).count, 3, "all three daemons took work")
+        assertEveryEntryFilteredExactlyOnce(Dictionary(uniqueKeysWithValues: names.map { ($0, 3) }))
     }
 
     func testLinkLocalAddressesAreAlwaysRefusedAndPrivateOnesOnRequest() throws {
@@ -159,12 +129,15 @@ final class DaemonProcessTests: XCTestCase {
         let records = site.records()
         for (manifest, count) in manifests {
             let filtered = records.filter { $0.event == .entryFiltered && $0.manifest == manifest }.compactMap(\.entry)
-            XCTAssertEqual(filtered.count, count, "\(manifest): filtered events", file: file, line: line)
-            XCTAssertEqual(Set(filtered).count, count, "\(manifest): an entry was filtered twice", file: file, line: line)
+            // Fewer lines than entries when a kill fell between an output's rename and its
+            // line: the next run skips that output by its provenance attribute.
+            XCTAssertLessThanOrEqual(filtered.count, count, "\(manifest): filtered events", file: file, line: line)
+            XCTAssertEqual(Set(filtered).count, filtered.count, "\(manifest): an entry was filtered twice", file: file, line: line)
             guard let result = try? site.result(manifest) else {
                 XCTFail("\(manifest): no result.plist", file: file, line: line)
                 continue
             }
+            XCTAssertEqual(result.entries.count, count, "\(manifest)", file: file, line: line)
             XCTAssertEqual(result.counts.filtered + result.counts.skipped, count, "\(manifest)", file: file, line: line)
             for entry in result.entries.values {
                 guard let output = entry.output else { continue }

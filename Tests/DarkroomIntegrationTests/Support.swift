@@ -24,8 +24,9 @@ final class Site: @unchecked Sendable {
     var journalPath: String { "\(outbox)/journal.jsonl" }
     private var processes: [Process] = []
 
-    init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("site-\(UUID().uuidString)")
+    /// - Parameter base: the folder to make the site in; the temporary folder by default.
+    init(base: URL = FileManager.default.temporaryDirectory) {
+        root = base.appendingPathComponent("site-\(UUID().uuidString)")
     }
 
     /// Starts `darkroom run` on this site's folders; stderr goes to a file beside them.
@@ -53,6 +54,9 @@ final class Site: @unchecked Sendable {
         return process
     }
 
+    /// The daemon started last.
+    var lastProcess: Process? { processes.last }
+
     func records() -> [JournalRecord] {
         (try? JournalReader(path: journalPath).records()) ?? []
     }
@@ -67,12 +71,28 @@ final class Site: @unchecked Sendable {
         return predicate(records())
     }
 
+    func hasResult(_ manifest: String) -> Bool {
+        FileManager.default.fileExists(atPath: "\(outbox)/\(manifest)/result.plist")
+    }
+
+    /// Waits for `manifest`'s result.plist: cheaper than reading the journal when it is long.
+    @discardableResult
+    func waitForResult(_ manifest: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline && !hasResult(manifest) { usleep(20_000) }
+        return hasResult(manifest)
+    }
+
     func finishedCount(_ manifest: String) -> Int {
         records().filter { $0.event == .manifestFinished && $0.manifest == manifest }.count
     }
 
     func drop(_ name: String, _ plist: Any) throws {
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        try drop(name: name, data: PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0))
+    }
+
+    /// Writes `data` under a dot name, then renames it to `name.plist`, as a careful writer does.
+    func drop(name: String, data: Data) throws {
         let temporary = URL(fileURLWithPath: inbox).appendingPathComponent(".\(name).plist.tmp")
         try data.write(to: temporary)
         try FileManager.default.moveItem(atPath: temporary.path, toPath: "\(inbox)/\(name).plist")

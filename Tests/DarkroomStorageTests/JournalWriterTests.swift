@@ -33,6 +33,33 @@ final class JournalWriterTests: XCTestCase {
         bytes(path).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { $0 }
     }
 
+    /// A full disk can cut an append part-way; the next append starts on a line of its
+    /// own, so only the cut record is lost. The file-size limit (with SIGXFSZ ignored)
+    /// makes write(2) stop part-way, as ENOSPC does.
+    func testAnAppendCutShortByAFullDiskDoesNotRunIntoTheNext() throws {
+        let writer = try JournalWriter(path: path)
+        try writer.append(record(1))
+        let size = bytes(path).count
+        let previousHandler = signal(SIGXFSZ, SIG_IGN)
+        var saved = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        var limited = saved
+        limited.rlim_cur = rlim_t(size + 40)
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited)
+        XCTAssertThrowsError(try writer.append(record(2)))
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        signal(SIGXFSZ, previousHandler)
+        XCTAssertEqual(bytes(path).count, size + 40, "the cut append left 40 bytes")
+
+        try writer.append(record(3))
+        let written = lines(path)
+        guard written.count == 3 else { return XCTFail("\(written.count) lines: the fragment ran into the next record") }
+        XCTAssertEqual(JournalRecord(line: written[0]), record(1))
+        XCTAssertNil(JournalRecord(line: written[1]), "the fragment stands alone")
+        XCTAssertEqual(JournalRecord(line: written[2]), record(3))
+        XCTAssertEqual(try JournalReader(path: path).records(), [record(1), record(3)])
+    }
+
     func testEachAppendIsOneLineThatReadsBack() throws {
         let writer = try JournalWriter(path: path)
         let records = [record(1), record(2, event: .manifestClaimed), record(3, event: .daemonStopped, entry: "")]

@@ -57,6 +57,8 @@ typedef struct {
     uint32_t source_components;
     uint32_t source_bit_depth;
     int progressive_or_interlaced;
+    /* 1 when the decoder hands out YCbCr planes (dr_decoder_read_ycc_band), not rows. */
+    int ycc_planes;
 } dr_image_info;
 
 /* Format from the first bytes: JPEG SOI + marker, or the PNG signature. */
@@ -70,6 +72,49 @@ typedef struct dr_decoder dr_decoder;
  * Returns NULL with `error` set on failure. The decoder does not own `file`.
  */
 dr_decoder *dr_decoder_open(FILE *file, uint64_t max_pixels, dr_image_info *info, dr_error *error);
+
+/*
+ * Options of dr_decoder_open_with. DR_DECODE_YCC_PLANES asks a JPEG decoder for its YCbCr
+ * planes, skipping libjpeg's upsampling and colour conversion, when the file is 3-component
+ * YCbCr with 4:4:4, 4:2:2 or 4:2:0 chroma; other files (4:4:0 among them) still come out
+ * as rows. info->ycc_planes tells which.
+ */
+#define DR_DECODE_YCC_PLANES 1u
+dr_decoder *dr_decoder_open_with(FILE *file, uint64_t max_pixels, uint32_t options, dr_image_info *info,
+                                 dr_error *error);
+
+/*
+ * A band of DR_YCC_BAND_ROWS luma rows of YCbCr planes: Y, and Cb/Cr subsampled by
+ * h_sub x v_sub (1 or 2). Samples are valid up to padded_width luma columns (a multiple
+ * of 16) and for every row of the band: past the image's right and bottom edges the
+ * last column and row are repeated, as libjpeg's encoder does before downsampling.
+ * `rows` is how many of the band's rows belong to the image. The *_above and *_below rows
+ * are the chroma rows just outside the band (repeated at the image's top and bottom):
+ * interpolating v_sub = 2 chroma as libjpeg does needs them.
+ */
+#define DR_YCC_BAND_ROWS 16
+typedef struct {
+    uint8_t *y;
+    uint8_t *cb;
+    uint8_t *cr;
+    size_t y_stride;
+    size_t c_stride;
+    uint32_t h_sub;
+    uint32_t v_sub;
+    uint32_t padded_width;
+    uint32_t rows;
+    const uint8_t *cb_above;
+    const uint8_t *cr_above;
+    const uint8_t *cb_below;
+    const uint8_t *cr_below;
+} dr_ycc_band;
+
+/*
+ * Decodes the next band into the decoder's own planes and points `band` at them; rows is
+ * 0 once the image is done. As dr_decoder_read_rows, the last band also reads the rest of
+ * the stream. Only for a decoder whose info said ycc_planes.
+ */
+dr_status dr_decoder_read_ycc_band(dr_decoder *decoder, dr_ycc_band *band, dr_error *error);
 
 /*
  * Decodes up to `max_rows` rows into `rows` (row i at rows + i * stride, each row
@@ -100,6 +145,31 @@ dr_status dr_encoder_write_rows(dr_encoder *encoder, const uint8_t *rows, size_t
 dr_status dr_encoder_finish(dr_encoder *encoder, dr_error *error);
 
 void dr_encoder_close(dr_encoder *encoder);
+
+/*
+ * A JPEG encoder (4:2:0, `quality`) that takes YCbCr planes as they go into the DCT,
+ * skipping libjpeg's colour conversion and downsampling. The caller fills the band that
+ * dr_encoder_ycc_band describes (DR_YCC_BAND_ROWS rows of Y, half as many of Cb and Cr,
+ * padded_width luma columns, edges repeated) and calls dr_encoder_write_ycc_band for each
+ * band, top to bottom; then dr_encoder_finish.
+ */
+dr_encoder *dr_encoder_open_ycc420(FILE *file, uint32_t width, uint32_t height, int quality, dr_error *error);
+void dr_encoder_ycc_band(dr_encoder *encoder, dr_ycc_band *band);
+dr_status dr_encoder_write_ycc_band(dr_encoder *encoder, dr_error *error);
+
+/*
+ * For tests and measurements: a JPEG rows encoder as dr_encoder_open, with Y sampled at
+ * luma_h_factor x luma_v_factor (1 or 2; chroma 1x1, so 2x1 is 4:2:2), progressive scans
+ * or not, and a restart marker every restart_rows MCU rows (0: none).
+ */
+typedef struct {
+    int luma_h_factor;
+    int luma_v_factor;
+    int progressive;
+    int restart_rows;
+} dr_jpeg_layout;
+dr_encoder *dr_encoder_open_jpeg_layout(FILE *file, uint32_t width, uint32_t height, uint32_t channels, int quality,
+                                        dr_jpeg_layout layout, dr_error *error);
 
 /* Version strings of the linked libraries, for --version and benchmarks. */
 const char *dr_libjpeg_version(void);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/xattr.h>
 #include <sys/inotify.h>
 
 #ifdef __cplusplus
@@ -27,6 +28,9 @@ void dr_inotify_each_event(const char *buffer, size_t length, void *context, dr_
  * `path` ($NOTIFY_SOCKET; a leading '@' names an abstract socket). Returns 0, or -errno.
  */
 int dr_notify_send(const char *path, const char *message);
+
+/* Returns the free pages of glibc's heap arenas to the kernel (malloc_trim(0)). */
+void dr_release_free_memory(void);
 
 #ifdef __cplusplus
 }

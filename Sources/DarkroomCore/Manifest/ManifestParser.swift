@@ -31,6 +31,9 @@ public enum ManifestParser {
         guard !data.isEmpty else {
             throw ManifestRejection("not a property list: the file is empty")
         }
+        guard !BinaryPropertyListScreen.containsSet(data) else {
+            throw ManifestRejection("a binary property list with a set is not accepted (a manifest has no sets)")
+        }
         let root: Any
         var format = PropertyListSerialization.PropertyListFormat.xml
         do {

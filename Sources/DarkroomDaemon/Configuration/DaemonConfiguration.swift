@@ -24,6 +24,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowFileURLs = false
     /// Also refuse loopback and private addresses. Default off.
     public var denyPrivateNetworks = false
+    /// Filter JPEG → JPEG through RGB as well, not on the decoded YCbCr planes. Default off.
+    public var exact = false
     /// Output format for manifests that name none. Default `source`.
     public var format: OutputFormat = .source
     /// JPEG quality for manifests that name none. Default 90.

@@ -17,6 +17,7 @@ public struct RunOptions: Sendable, Equatable {
     public var maxPixels: Int?
     public var allowFileURLs: Bool?
     public var denyPrivateNetworks: Bool?
+    public var exact: Bool?
     public var format: String?
     public var quality: Int?
     public var rescanInterval: Double?
@@ -28,7 +29,7 @@ public struct RunOptions: Sendable, Equatable {
     /// The config file's keys: the long option names.
     public static let keys: Set<String> = [
         "inbox", "outbox", "download-concurrency", "filter-concurrency", "retries", "connect-timeout", "timeout",
-        "max-download-bytes", "max-pixels", "allow-file-urls", "deny-private-networks", "format", "quality",
+        "max-download-bytes", "max-pixels", "allow-file-urls", "deny-private-networks", "exact", "format", "quality",
         "rescan-interval", "journal", "log-level",
     ]
 
@@ -50,6 +51,7 @@ public struct RunOptions: Sendable, Equatable {
         maxPixels = try file.integer("max-pixels")
         allowFileURLs = try file.bool("allow-file-urls")
         denyPrivateNetworks = try file.bool("deny-private-networks")
+        exact = try file.bool("exact")
         format = try file.string("format")
         quality = try file.integer("quality")
         rescanInterval = try file.number("rescan-interval")
@@ -112,6 +114,7 @@ public struct RunOptions: Sendable, Equatable {
         configuration.maxPixels = pick(\.maxPixels).map(UInt64.init) ?? configuration.maxPixels
         configuration.allowFileURLs = pick(\.allowFileURLs) ?? configuration.allowFileURLs
         configuration.denyPrivateNetworks = pick(\.denyPrivateNetworks) ?? configuration.denyPrivateNetworks
+        configuration.exact = pick(\.exact) ?? configuration.exact
         configuration.format = pick(\.format).flatMap(OutputFormat.init(rawValue:)) ?? configuration.format
         configuration.quality = pick(\.quality) ?? configuration.quality
         configuration.rescanInterval = pick(\.rescanInterval) ?? configuration.rescanInterval

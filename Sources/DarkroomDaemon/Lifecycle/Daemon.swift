@@ -1,4 +1,6 @@
+import CDarkroomSystem
 import DarkroomCore
+import DarkroomImaging
 import DarkroomNetwork
 import DarkroomStorage
 import DarkroomSystem
@@ -184,7 +186,7 @@ public final class Daemon: @unchecked Sendable {
     private func claim(fileName: String) {
         switch inbox.claim(fileName: fileName) {
         case .claimed(let claim):
-            process(claim, previous: [:], resumed: false)
+            take(claim, previous: [:], resumed: false)
         case .lost:
             break
         case .busy:
@@ -199,7 +201,7 @@ public final class Daemon: @unchecked Sendable {
         if pipeline.cancel(manifest: name) {
             inbox.removeCancelRequest(name: name)
         } else if inbox.isWaiting(name: name), case .claimed(let claim) = inbox.claim(fileName: "\(name).plist") {
-            process(claim, previous: [:], resumed: false)
+            take(claim, previous: [:], resumed: false)
             pipeline.cancel(manifest: name)
             inbox.removeCancelRequest(name: name)
         }
@@ -230,11 +232,21 @@ public final class Daemon: @unchecked Sendable {
         }
         for claim in orphans {
             let entries = replay.manifests[claim.name]?.entries ?? [:]
-            process(claim, previous: entries.compactMapValues(\.completed), resumed: true)
+            take(claim, previous: entries.compactMapValues(\.completed), resumed: true)
         }
     }
 
-    private func process(_ claim: ClaimedManifest, previous replayed: [String: CompletedOutput], resumed: Bool) {
+    /// Processes a claimed manifest. The parsed property list of a large manifest is
+    /// several times its file size and glibc keeps the freed pages, so they are handed
+    /// back once it is gone (at the end of ``process(_:previous:resumed:)``).
+    private func take(_ claim: ClaimedManifest, previous: [String: CompletedOutput], resumed: Bool) {
+        let entries = process(claim, previous: previous, resumed: resumed)
+        if entries >= 1000 { dr_release_free_memory() }
+    }
+
+    /// Returns the number of entries of the manifest (0 when it was rejected).
+    @discardableResult
+    private func process(_ claim: ClaimedManifest, previous replayed: [String: CompletedOutput], resumed: Bool) -> Int {
         let name = claim.name
         let manifest: Manifest
         do {
@@ -247,7 +259,7 @@ public final class Daemon: @unchecked Sendable {
             let reason = (error as? ManifestRejection)?.message ?? "\(error)"
             reject(path: claim.path, name: name, reason: reason)
             claim.release()
-            return
+            return 0
         }
         do {
             let removed = try outbox.prepareManifestFolder(name)
@@ -256,7 +268,7 @@ public final class Daemon: @unchecked Sendable {
             // The outbox is not writable: keep the claim for a later start, say why.
             Log.error("\(name): \(error)")
             claim.release()
-            return
+            return 0
         }
         var previous: [String: CompletedOutput] = [:]
         if let last = outbox.lastResult(name) {
@@ -291,7 +303,16 @@ public final class Daemon: @unchecked Sendable {
             }
             guard let url = URL(string: entry.url) else { continue }
             let fingerprint = entry.settings.fingerprint
-            let done = previous[entry.name]
+            let baseName = PhotoFileName.baseName(for: entry.name)
+            var done = previous[entry.name]
+            if done.map({ $0.url != entry.url || $0.settings != fingerprint }) ?? true,
+                let file = outbox.completedOutput(
+                    manifest: name, candidates: ImageFormat.allCases.map { "\(baseName).\($0.fileExtension)" },
+                    url: entry.url, settings: fingerprint)
+            {
+                // Complete, but the journal line was lost (a kill between the rename and it).
+                done = CompletedOutput(url: entry.url, settings: fingerprint, output: file)
+            }
             if let done, done.url == entry.url, done.settings == fingerprint,
                 outbox.outputExists(manifest: name, file: done.output)
             {
@@ -314,11 +335,12 @@ public final class Daemon: @unchecked Sendable {
             jobs.append(
                 EntryJob(
                     key: EntryKey(manifest: name, entry: entry.name), url: url, priority: entry.priority,
-                    settings: entry.settings, baseName: PhotoFileName.baseName(for: entry.name),
+                    settings: entry.settings, baseName: baseName,
                     downloadPath: outbox.downloadPath(manifest: name, index: entry.index),
                     previousOutput: done.flatMap { outbox.outputExists(manifest: name, file: $0.output) ? $0.output : nil }))
         }
         pipeline.submit(manifest: name, claim: claim, jobs: jobs, settled: settled)
+        return manifest.entries.count
     }
 
     // MARK: Signals and stopping

@@ -19,17 +19,19 @@ final class FilterOperation: AsyncOperation, @unchecked Sendable {
     let download: DownloadOperation
     private let outbox: Outbox
     private let limits: DecodingLimits
+    private let exact: Bool
     private let journal: Journal
     private let report: @Sendable (EntryJob, EntryOutcome) -> Void
 
     init(
-        job: EntryJob, download: DownloadOperation, outbox: Outbox, limits: DecodingLimits, journal: Journal,
-        report: @escaping @Sendable (EntryJob, EntryOutcome) -> Void
+        job: EntryJob, download: DownloadOperation, outbox: Outbox, limits: DecodingLimits, exact: Bool = false,
+        journal: Journal, report: @escaping @Sendable (EntryJob, EntryOutcome) -> Void
     ) {
         self.job = job
         self.download = download
         self.outbox = outbox
         self.limits = limits
+        self.exact = exact
         self.journal = journal
         self.report = report
         super.init()
@@ -65,9 +67,13 @@ final class FilterOperation: AsyncOperation, @unchecked Sendable {
                 input: ByteStream.reading(path: job.downloadPath),
                 settings: DevelopSettings(
                     intensity: job.settings.intensity, format: job.settings.format,
-                    encoding: EncodingOptions(quality: job.settings.quality), limits: limits))
+                    encoding: EncodingOptions(quality: job.settings.quality), limits: limits, exact: exact))
             let output = "\(job.baseName).\(developer.outputFormat.fileExtension)"
-            try AtomicFile.write(to: outbox.outputPath(manifest: job.key.manifest, file: output), durable: true) { fd in
+            let provenance = Outbox.provenance(url: job.url.absoluteString, settings: job.settings.fingerprint)
+            try AtomicFile.write(
+                to: outbox.outputPath(manifest: job.key.manifest, file: output), durable: true,
+                attributes: [Outbox.provenanceAttribute: provenance]
+            ) { fd in
                 try developer.run(to: ByteStream.writing(fileDescriptor: fd)) { [self] in isCancelled }
             }
             if let previous = job.previousOutput, previous != output {

@@ -1,3 +1,4 @@
+import CDarkroomSystem
 import DarkroomCore
 import DarkroomImaging
 import DarkroomNetwork
@@ -139,7 +140,7 @@ final class Pipeline: @unchecked Sendable {
             maxBytes: configuration.maxDownloadBytes, journal: journal)
         let filter = FilterOperation(
             job: job, download: download, outbox: outbox, limits: DecodingLimits(maxPixels: configuration.maxPixels),
-            journal: journal
+            exact: configuration.exact, journal: journal
         ) { [weak self] job, outcome in self?.entryFinished(job, outcome) }
         return EntryOperations(download: download, filter: filter)
     }
@@ -240,6 +241,10 @@ final class Pipeline: @unchecked Sendable {
             ])
         run.claim?.finish()
         lock.withLock { _ = runs.removeValue(forKey: name) }
+        // glibc keeps freed heap pages of its arenas: after a large manifest the daemon
+        // would idle at its peak size. Returning them costs a walk of the arenas, so only
+        // after manifests large enough to matter.
+        if finished.entries.count >= 1000 { dr_release_free_memory() }
         onCapacity?()
     }
 

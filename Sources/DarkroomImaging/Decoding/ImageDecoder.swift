@@ -19,15 +19,23 @@ public final class ImageDecoder {
     public let sourceBitDepth: Int
     /// A progressive JPEG or an Adam7-interlaced PNG.
     public let isProgressive: Bool
+    /// The decoder hands out YCbCr planes (`readYCbCrBand`), not rows: see `init(stream:limits:preferYCbCrPlanes:)`.
+    public let providesYCbCrPlanes: Bool
     public private(set) var rowsRead = 0
 
     private let stream: ByteStream
     private let decoder: OpaquePointer
 
-    public init(stream: ByteStream, limits: DecodingLimits = DecodingLimits()) throws(ImagingError) {
+    /// - Parameter preferYCbCrPlanes: for a 3-component YCbCr JPEG with 4:4:4, 4:2:2 or
+    ///   4:2:0 chroma, hand out libjpeg's planes instead of RGB rows (the JPEG → JPEG fast
+    ///   path); any other file still comes out as rows.
+    public init(
+        stream: ByteStream, limits: DecodingLimits = DecodingLimits(), preferYCbCrPlanes: Bool = false
+    ) throws(ImagingError) {
         var info = dr_image_info()
         var error = dr_error()
-        guard let decoder = dr_decoder_open(stream.file, limits.maxPixels, &info, &error) else {
+        let options = preferYCbCrPlanes ? DR_DECODE_YCC_PLANES : 0
+        guard let decoder = dr_decoder_open_with(stream.file, limits.maxPixels, options, &info, &error) else {
             throw ImagingError(error)
         }
         self.stream = stream
@@ -39,6 +47,7 @@ public final class ImageDecoder {
         self.sourceComponents = Int(info.source_components)
         self.sourceBitDepth = Int(info.source_bit_depth)
         self.isProgressive = info.progressive_or_interlaced != 0
+        self.providesYCbCrPlanes = info.ycc_planes != 0
     }
 
     public var bytesPerRow: Int { width * channels }
@@ -59,8 +68,21 @@ public final class ImageDecoder {
         return Int(read)
     }
 
+    /// Decodes the next band of `DR_YCC_BAND_ROWS` luma rows into the decoder's own planes,
+    /// valid until the next call; its `rows` is 0 once every row was read. As `readRows`,
+    /// the last band also reads the rest of the file.
+    func readYCbCrBand() throws(ImagingError) -> dr_ycc_band {
+        precondition(providesYCbCrPlanes, "the decoder hands out rows")
+        var band = dr_ycc_band()
+        var error = dr_error()
+        guard dr_decoder_read_ycc_band(decoder, &band, &error) == DR_OK else { throw ImagingError(error) }
+        rowsRead += Int(band.rows)
+        return band
+    }
+
     /// Decodes every remaining row into one `Image`.
     public func decodeImage() throws(ImagingError) -> Image {
+        precondition(!providesYCbCrPlanes, "the decoder hands out YCbCr planes")
         var pixels = [UInt8](repeating: 0, count: bytesPerRow * height)
         var failure: ImagingError?
         pixels.withUnsafeMutableBytes { raw in

@@ -23,6 +23,9 @@ public final class ImageEncoder {
     public let height: Int
     public let channels: Int
 
+    /// The encoder takes 4:2:0 YCbCr planes (`yccBand`, `writeYCbCrBand`), not rows.
+    public let takesYCbCrPlanes: Bool
+
     private let stream: ByteStream
     private let encoder: OpaquePointer
 
@@ -42,6 +45,60 @@ public final class ImageEncoder {
         self.width = width
         self.height = height
         self.channels = channels
+        self.takesYCbCrPlanes = false
+    }
+
+    /// A JPEG encoder (4:2:0) that takes YCbCr planes as they go into the DCT: the caller
+    /// fills `yccBand`, then calls `writeYCbCrBand()`, once per `DR_YCC_BAND_ROWS` rows, top
+    /// to bottom.
+    init(yccStream stream: ByteStream, width: Int, height: Int, options: EncodingOptions) throws(ImagingError) {
+        var error = dr_error()
+        guard
+            let encoder = dr_encoder_open_ycc420(
+                stream.file, UInt32(width), UInt32(height), Int32(options.quality), &error)
+        else { throw ImagingError(error) }
+        self.stream = stream
+        self.encoder = encoder
+        self.format = .jpeg
+        self.width = width
+        self.height = height
+        self.channels = 3
+        self.takesYCbCrPlanes = true
+    }
+
+    /// For tests: a JPEG rows encoder with Y sampled `lumaFactors` (chroma 1×1: (2, 1) is
+    /// 4:2:2), progressive or not, a restart marker every `restartRows` MCU rows (0: none).
+    init(
+        jpegLayoutStream stream: ByteStream, width: Int, height: Int, channels: Int, quality: Int,
+        lumaFactors: (Int, Int), progressive: Bool, restartRows: Int
+    ) throws(ImagingError) {
+        var error = dr_error()
+        let layout = dr_jpeg_layout(
+            luma_h_factor: Int32(lumaFactors.0), luma_v_factor: Int32(lumaFactors.1), progressive: progressive ? 1 : 0,
+            restart_rows: Int32(restartRows))
+        guard
+            let encoder = dr_encoder_open_jpeg_layout(
+                stream.file, UInt32(width), UInt32(height), UInt32(channels), Int32(quality), layout, &error)
+        else { throw ImagingError(error) }
+        self.stream = stream
+        self.encoder = encoder
+        self.format = .jpeg
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.takesYCbCrPlanes = false
+    }
+
+    /// The encoder's band of planes, for the caller to fill before `writeYCbCrBand()`.
+    var yccBand: dr_ycc_band {
+        var band = dr_ycc_band()
+        dr_encoder_ycc_band(encoder, &band)
+        return band
+    }
+
+    func writeYCbCrBand() throws(ImagingError) {
+        var error = dr_error()
+        guard dr_encoder_write_ycc_band(encoder, &error) == DR_OK else { throw ImagingError(error) }
     }
 
     public var bytesPerRow: Int { width * channels }

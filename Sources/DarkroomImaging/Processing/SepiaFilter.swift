@@ -1,3 +1,4 @@
+import CDarkroomCodecs
 import CDarkroomKernels
 
 /// The sepia filter of SPEC §6 over 8-bit RGB(A) pixels, in place.
@@ -44,6 +45,26 @@ public struct SepiaFilter: Sendable {
         precondition(buffer.count >= width * rows * channels, "buffer smaller than the rows")
         guard rows > 0, width > 0 else { return }
         apply(to: buffer.baseAddress!, pixelCount: width * rows, channels: channels)
+    }
+
+    /// Filters a band of decoded YCbCr planes into a band of 4:2:0 planes for the encoder
+    /// (`dr_sepia_ycc_to_420`: the exact path's per-pixel steps, clamps included, in 16-bit
+    /// fixed point). Both bands hold `DR_YCC_BAND_ROWS` rows of `input.padded_width` columns,
+    /// edges repeated.
+    func apply(ycc input: dr_ycc_band, to output: dr_ycc_band) {
+        precondition(output.padded_width >= input.padded_width, "output band narrower than the input")
+        var source = dr_ycc_planes(
+            y: input.y, cb: input.cb, cr: input.cr, y_stride: input.y_stride, c_stride: input.c_stride,
+            chroma_h_sub: input.h_sub, chroma_v_sub: input.v_sub, cb_above: input.cb_above, cr_above: input.cr_above,
+            cb_below: input.cb_below, cr_below: input.cr_below)
+        var target = dr_ycc_planes(
+            y: output.y, cb: output.cb, cr: output.cr, y_stride: output.y_stride, c_stride: output.c_stride,
+            chroma_h_sub: output.h_sub, chroma_v_sub: output.v_sub, cb_above: nil, cr_above: nil, cb_below: nil,
+            cr_below: nil)
+        let status = fixedPoint.withUnsafeBufferPointer { m in
+            dr_sepia_ycc_to_420(&source, &target, input.padded_width, UInt32(DR_YCC_BAND_ROWS), m.baseAddress!)
+        }
+        precondition(status == 0, "YCbCr subsampling \(input.h_sub)x\(input.v_sub) reached the kernel")
     }
 
     /// Filters `image` in bands of `rowsPerBand` rows, calling `isCancelled` before each band.

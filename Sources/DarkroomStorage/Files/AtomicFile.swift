@@ -1,3 +1,4 @@
+import CDarkroomSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,8 +42,12 @@ public enum AtomicFile {
     /// - Parameters:
     ///   - durable: fsync the file before the rename and the folder after it. Default true.
     ///   - permissions: mode of the new file. Default 0644.
+    ///   - attributes: extended attributes set on the file before the rename, so that they
+    ///     appear with its content, atomically. Skipped where the file system has none
+    ///     (`ENOTSUP`); other failures throw.
     public static func write<T>(
-        to path: String, durable: Bool = true, permissions: mode_t = 0o644, _ body: (Int32) throws -> T
+        to path: String, durable: Bool = true, permissions: mode_t = 0o644, attributes: [String: [UInt8]] = [:],
+        _ body: (Int32) throws -> T
     ) throws -> T {
         let folder = parentFolder(of: path)
         var template = Array("\(folder)/\(temporaryPrefix)XXXXXX\(temporarySuffix)".utf8CString)
@@ -61,6 +66,12 @@ public enum AtomicFile {
             defer { close(fd) }
             result = try body(fd)
             guard fchmod(fd, permissions) == 0 else { throw StorageError("chmod", path: temporary, errno: errno) }
+            for (name, value) in attributes {
+                let status = value.withUnsafeBytes { fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
+                if status != 0 && errno != ENOTSUP {
+                    throw StorageError("set attribute \(name) on", path: temporary, errno: errno)
+                }
+            }
             if durable, fsync(fd) != 0 { throw StorageError("fsync", path: temporary, errno: errno) }
         }
         guard rename(temporary, path) == 0 else { throw StorageError("rename into", path: path, errno: errno) }
@@ -85,6 +96,15 @@ public enum AtomicFile {
                 offset += written
             }
         }
+    }
+
+    /// The value of extended attribute `name` of the file at `path` (not following a
+    /// symbolic link); nil when it has none, or is not a regular file.
+    public static func attribute(_ name: String, of path: String, maxBytes: Int = 16384) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: maxBytes)
+        let count = buffer.withUnsafeMutableBytes { lgetxattr(path, name, $0.baseAddress, $0.count) }
+        guard count >= 0 else { return nil }
+        return Array(buffer.prefix(count))
     }
 
     /// fsyncs a folder, so that a rename or a new entry in it is durable.

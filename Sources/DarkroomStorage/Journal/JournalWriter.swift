@@ -17,6 +17,8 @@ public final class JournalWriter: @unchecked Sendable {
     public let path: String
     private let lock = NSLock()
     private var fd: Int32
+    /// An append failed: the file may end in part of a line.
+    private var mayBeTorn = false
 
     /// Opens (creating if needed) the journal at `path`. A file whose last line was torn
     /// by a crash gets a newline first, so the next record starts on a line of its own.
@@ -51,7 +53,14 @@ public final class JournalWriter: @unchecked Sendable {
         let line = record.encodedLine()
         lock.lock()
         defer { lock.unlock() }
+        if mayBeTorn {
+            // An earlier append failed part-way (a full disk): its fragment must not run
+            // into this line. If the newline cannot be written either, nothing else can.
+            try Self.repairTornTail(fd: fd, path: path)
+            mayBeTorn = false
+        }
         if let code = line.withUnsafeBytes({ POSIX.writeAll(fd, $0) }) {
+            mayBeTorn = true
             throw StorageError("append to journal", path: path, errno: code)
         }
         if record.event.isDurablePoint, fsync(fd) != 0 {
@@ -72,6 +81,7 @@ public final class JournalWriter: @unchecked Sendable {
         lock.lock()
         let old = fd
         fd = newFD
+        mayBeTorn = false
         lock.unlock()
         fsync(old)
         close(old)

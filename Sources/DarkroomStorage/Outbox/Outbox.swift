@@ -48,6 +48,29 @@ public struct Outbox: Sendable {
         return lstat(outputPath(manifest: manifest, file: file), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// The extended attribute that says what an output was made from (see ``provenance(url:settings:)``).
+    public static let provenanceAttribute = "user.darkroom.source"
+
+    /// The value of ``provenanceAttribute``: the URL text and the settings fingerprint.
+    ///
+    /// The output file carries it from the moment it appears (it is set before the
+    /// rename). A daemon killed after the rename but before the journal line has no
+    /// record of the entry; on resume the attribute proves the output complete and
+    /// current, so it is not made again (SPEC §4: never redo a complete entry).
+    public static func provenance(url: String, settings: String) -> [UInt8] {
+        Array("\(url)\n\(settings)".utf8)
+    }
+
+    /// The output among `candidates` (file names in the manifest's folder) whose
+    /// provenance is `url` with `settings`, if one is.
+    public func completedOutput(manifest: String, candidates: [String], url: String, settings: String) -> String? {
+        let wanted = Self.provenance(url: url, settings: settings)
+        return candidates.first { file in
+            AtomicFile.attribute(Self.provenanceAttribute, of: outputPath(manifest: manifest, file: file), maxBytes: wanted.count + 1) == wanted
+                && outputExists(manifest: manifest, file: file)
+        }
+    }
+
     /// The result of the manifest's last finished run, if any.
     public func lastResult(_ manifest: String) -> ManifestResult? {
         guard let data = FileManager.default.contents(atPath: resultPath(manifest)) else { return nil }
@@ -55,8 +78,7 @@ public struct Outbox: Sendable {
     }
 
     public func writeResult(_ result: ManifestResult) throws {
-        let data = try result.propertyListData()
-        try AtomicFile.write(Array(data), to: resultPath(result.manifest))
+        try AtomicFile.write(result.propertyListBytes(), to: resultPath(result.manifest))
     }
 
     /// A path for the download of entry `index`, inside the manifest's folder so that

@@ -66,6 +66,11 @@ struct RunCommand: AsyncParsableCommand {
         help: "Also refuse loopback and private addresses; link-local ones are always refused. (default: off)")
     var denyPrivateNetworks: Bool?
 
+    @Flag(
+        name: .customLong("exact"), inversion: .prefixedNo,
+        help: "Filter JPEG → JPEG through RGB too, not on the YCbCr planes. (default: off: the fast path)")
+    var exact: Bool?
+
     @Option(help: "Output format for manifests that name none: jpeg, png or source. (default: source)")
     var format: String?
 
@@ -99,6 +104,7 @@ struct RunCommand: AsyncParsableCommand {
         options.maxPixels = maxPixels
         options.allowFileURLs = allowFileURLs
         options.denyPrivateNetworks = denyPrivateNetworks
+        options.exact = exact
         options.format = format
         options.quality = quality
         options.rescanInterval = rescanInterval

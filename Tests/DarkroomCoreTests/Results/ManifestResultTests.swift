@@ -25,13 +25,13 @@ final class ManifestResultTests: XCTestCase {
     }
 
     func testPropertyListRoundTrip() throws {
-        let data = try result.propertyListData()
+        let data = result.propertyListData()
         XCTAssertTrue(String(decoding: data.prefix(5), as: UTF8.self) == "<?xml")
         XCTAssertEqual(try ManifestResult(propertyListData: data), result)
     }
 
     func testTheFileHasTheShapeOfSPEC3() throws {
-        let root = try XCTUnwrap(PropertyListSerialization.propertyList(from: try result.propertyListData(), format: nil) as? [String: Any])
+        let root = try XCTUnwrap(PropertyListSerialization.propertyList(from: result.propertyListData(), format: nil) as? [String: Any])
         XCTAssertEqual(Set(root.keys), ["manifest", "finished", "counts", "entries"])
         XCTAssertEqual(root["manifest"] as? String, "holiday")
         XCTAssertEqual(root["finished"] as? Date, Date(timeIntervalSince1970: 1_795_243_200))
@@ -44,23 +44,46 @@ final class ManifestResultTests: XCTestCase {
         XCTAssertEqual(bridge, ["state": "filtered", "url": "http://h/b.jpg", "output": "Bridge.jpg", "settings": "intensity=0.8 format=source quality=90"])
     }
 
+    /// The hand-written XML is exactly what PropertyListSerialization writes for the same
+    /// tree, names with markup and control characters included.
+    func testTheTextIsFoundationsOwn() throws {
+        var odd = result
+        odd.entries["a\u{1}b\u{7f} & <tag>"] = EntryResult(state: .failed, url: "http://h/?a=1&b=<2>", error: "invalid-entry: x")
+        var entries: [String: Any] = [:]
+        for (name, entry) in odd.entries {
+            var fields: [String: Any] = ["state": entry.state.rawValue, "url": entry.url]
+            if let output = entry.output { fields["output"] = output }
+            if let error = entry.error { fields["error"] = error }
+            if let settings = entry.settings { fields["settings"] = settings }
+            entries[name] = fields
+        }
+        let counts = odd.counts
+        let tree: [String: Any] = [
+            "manifest": odd.manifest, "finished": odd.finished, "entries": entries,
+            "counts": ["filtered": counts.filtered, "failed": counts.failed, "skipped": counts.skipped, "cancelled": counts.cancelled],
+        ]
+        let foundation = try PropertyListSerialization.data(fromPropertyList: tree, format: .xml, options: 0)
+        XCTAssertEqual(String(decoding: odd.propertyListData(), as: UTF8.self), String(decoding: foundation, as: UTF8.self))
+        XCTAssertEqual(try ManifestResult(propertyListData: odd.propertyListData()), odd)
+    }
+
     func testFractionsOfSecondsAreDropped() throws {
         var precise = result
         precise.finished = Date(timeIntervalSince1970: 1_795_243_200.75)
-        let back = try ManifestResult(propertyListData: try precise.propertyListData())
+        let back = try ManifestResult(propertyListData: precise.propertyListData())
         XCTAssertEqual(back.finished.timeIntervalSince1970, 1_795_243_200, accuracy: 1)
         XCTAssertEqual(back.entries, precise.entries)
     }
 
     func testEmptyResult() throws {
         let empty = ManifestResult(manifest: "e", finished: Date(timeIntervalSince1970: 0), entries: [:])
-        XCTAssertEqual(try ManifestResult(propertyListData: try empty.propertyListData()), empty)
+        XCTAssertEqual(try ManifestResult(propertyListData: empty.propertyListData()), empty)
         XCTAssertEqual(empty.counts, ResultCounts())
     }
 
     func testControlCharactersInNamesSurvive() throws {
         let odd = ManifestResult(manifest: "m", finished: Date(timeIntervalSince1970: 60), entries: ["a\u{1}b": EntryResult(state: .failed, url: "", error: "invalid-url: no URL")])
-        XCTAssertEqual(try ManifestResult(propertyListData: try odd.propertyListData()), odd)
+        XCTAssertEqual(try ManifestResult(propertyListData: odd.propertyListData()), odd)
     }
 
     func testReadsBinaryToo() throws {
