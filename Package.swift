@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "DarkroomDaemon",
             dependencies: [
-                "CDarkroomSystem", "DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem",
+                "DarkroomCore", "DarkroomImaging", "DarkroomStorage", "DarkroomNetwork", "DarkroomSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -109,6 +109,16 @@ struct dr_encoder {
     void *codec;
 };
 
+/* libjpeg's JPEG_MAX_DIMENSION: a larger side would fail inside libjpeg as an internal
+ * error. Such an image is valid (a 70000x1 PNG is within the pixel limit), it just cannot
+ * be a JPEG: say so, from the size, before any work. */
+static int dr_jpeg_size_fits(uint32_t width, uint32_t height, dr_error *error) {
+    if (width <= 65500 && height <= 65500) return 1;
+    dr_set_error(error, DR_TOO_MANY_PIXELS, "%ux%u is larger than JPEG allows (65500 pixels a side); ask for png output",
+                 width, height);
+    return 0;
+}
+
 dr_encoder *dr_encoder_open(FILE *file, dr_format format, uint32_t width, uint32_t height, uint32_t channels,
                             int quality, int png_compression, dr_error *error) {
     dr_set_error(error, DR_OK, "%s", "");
@@ -116,6 +126,7 @@ dr_encoder *dr_encoder_open(FILE *file, dr_format format, uint32_t width, uint32
         dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u with %u channels", width, height, channels);
         return NULL;
     }
+    if (format == DR_FORMAT_JPEG && !dr_jpeg_size_fits(width, height, error)) return NULL;
     void *codec = NULL;
     if (format == DR_FORMAT_JPEG) {
         codec = dr_jpeg_encoder_open(file, width, height, channels, quality, error);
@@ -137,13 +148,8 @@ dr_encoder *dr_encoder_open(FILE *file, dr_format format, uint32_t width, uint32
     return e;
 }
 
-dr_encoder *dr_encoder_open_ycc420(FILE *file, uint32_t width, uint32_t height, int quality, dr_error *error) {
-    dr_set_error(error, DR_OK, "%s", "");
-    if (width == 0 || height == 0) {
-        dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u", width, height);
-        return NULL;
-    }
-    dr_jpeg_encoder *codec = dr_jpeg_encoder_open_ycc420(file, width, height, quality, error);
+/* A dr_encoder around an open JPEG codec (closed on failure); NULL passes through. */
+static dr_encoder *dr_encoder_wrap_jpeg(FILE *file, dr_jpeg_encoder *codec, dr_error *error) {
     if (!codec) return NULL;
     dr_encoder *e = malloc(sizeof *e);
     if (!e) {
@@ -157,6 +163,16 @@ dr_encoder *dr_encoder_open_ycc420(FILE *file, uint32_t width, uint32_t height, 
     return e;
 }
 
+dr_encoder *dr_encoder_open_ycc420(FILE *file, uint32_t width, uint32_t height, int quality, dr_error *error) {
+    dr_set_error(error, DR_OK, "%s", "");
+    if (width == 0 || height == 0) {
+        dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u", width, height);
+        return NULL;
+    }
+    if (!dr_jpeg_size_fits(width, height, error)) return NULL;
+    return dr_encoder_wrap_jpeg(file, dr_jpeg_encoder_open_ycc420(file, width, height, quality, error), error);
+}
+
 dr_encoder *dr_encoder_open_jpeg_layout(FILE *file, uint32_t width, uint32_t height, uint32_t channels, int quality,
                                         dr_jpeg_layout layout, dr_error *error) {
     dr_set_error(error, DR_OK, "%s", "");
@@ -164,18 +180,7 @@ dr_encoder *dr_encoder_open_jpeg_layout(FILE *file, uint32_t width, uint32_t hei
         dr_set_error(error, DR_INTERNAL, "cannot encode %ux%u with %u channels", width, height, channels);
         return NULL;
     }
-    dr_jpeg_encoder *codec = dr_jpeg_encoder_open_layout(file, width, height, channels, quality, &layout, error);
-    if (!codec) return NULL;
-    dr_encoder *e = malloc(sizeof *e);
-    if (!e) {
-        dr_jpeg_encoder_close(codec);
-        dr_set_error(error, DR_INTERNAL, "out of memory");
-        return NULL;
-    }
-    e->format = DR_FORMAT_JPEG;
-    e->file = file;
-    e->codec = codec;
-    return e;
+    return dr_encoder_wrap_jpeg(file, dr_jpeg_encoder_open_layout(file, width, height, channels, quality, &layout, error), error);
 }
 
 void dr_encoder_ycc_band(dr_encoder *e, dr_ycc_band *band) {

@@ -54,3 +54,8 @@ int dr_notify_send(const char *path, const char *message) {
 void dr_release_free_memory(void) {
     malloc_trim(0);
 }
+
+void dr_keep_freed_memory(void) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}

@@ -70,6 +70,20 @@ final class DamageTests: XCTestCase {
         XCTAssertEqual(try ImageDecoder.decode(ByteStream.reading(data: Fixtures.data("jpeg-420.jpg")), limits: exact).width, 70)
     }
 
+    /// Found by fuzzing: a valid PNG 70,000 pixels wide asked for as a JPEG failed inside
+    /// libjpeg as `internal`. JPEG cannot be wider than 65,500 pixels: say so, from the size.
+    func testAnImageTooWideForJPEGIsRefusedWithAClearReason() throws {
+        let wide = ByteStream.writingToMemory()
+        try ImageEncoder.encode(Image(width: 70_000, height: 1, channels: 3, pixels: [UInt8](repeating: 9, count: 210_000)), as: .png, to: wide)
+        let developer = try PhotoDeveloper(input: ByteStream.reading(data: wide.writtenBytes()), settings: DevelopSettings(format: .jpeg))
+        XCTAssertThrowsError(try developer.run(to: ByteStream.writingToMemory())) { error in
+            XCTAssertEqual((error as? ImagingError)?.code, .tooManyPixels)
+            XCTAssertEqual((error as? ImagingError)?.message, "70000x1 is larger than JPEG allows (65500 pixels a side); ask for png output")
+        }
+        let asPNG = try PhotoDeveloper(input: ByteStream.reading(data: wide.writtenBytes()), settings: DevelopSettings(format: .png))
+        XCTAssertNoThrow(try asPNG.run(to: ByteStream.writingToMemory()))
+    }
+
     func testGarbageAfterTheJPEGEndIsIgnored() throws {
         XCTAssertEqual(try Fixtures.decode("jpeg-trailing-garbage.jpg"), try Fixtures.decode("jpeg-420.jpg"))
     }

@@ -32,6 +32,9 @@ int dr_notify_send(const char *path, const char *message);
 /* Returns the free pages of glibc's heap arenas to the kernel (malloc_trim(0)). */
 void dr_release_free_memory(void);
 
+/* Makes glibc keep freed memory for reuse: no mmap for large blocks, no automatic trim. */
+void dr_keep_freed_memory(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,3 @@
-import CDarkroomSystem
 import DarkroomCore
 import DarkroomImaging
 import DarkroomNetwork
@@ -241,7 +240,7 @@ public final class Daemon: @unchecked Sendable {
     /// back once it is gone (at the end of ``process(_:previous:resumed:)``).
     private func take(_ claim: ClaimedManifest, previous: [String: CompletedOutput], resumed: Bool) {
         let entries = process(claim, previous: previous, resumed: resumed)
-        if entries >= 1000 { dr_release_free_memory() }
+        if entries >= 1000 { Heap.releaseFreedMemory() }
     }
 
     /// Returns the number of entries of the manifest (0 when it was rejected).

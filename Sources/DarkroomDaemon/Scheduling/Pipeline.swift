@@ -1,8 +1,8 @@
-import CDarkroomSystem
 import DarkroomCore
 import DarkroomImaging
 import DarkroomNetwork
 import DarkroomStorage
+import DarkroomSystem
 import Foundation
 
 /// The download → filter machinery: prioritised operation queues, the backlog that
@@ -240,11 +240,14 @@ final class Pipeline: @unchecked Sendable {
                     ]))
             ])
         run.claim?.finish()
-        lock.withLock { _ = runs.removeValue(forKey: name) }
-        // glibc keeps freed heap pages of its arenas: after a large manifest the daemon
-        // would idle at its peak size. Returning them costs a walk of the arenas, so only
-        // after manifests large enough to matter.
-        if finished.entries.count >= 1000 { dr_release_free_memory() }
+        let idle = lock.withLock {
+            _ = runs.removeValue(forKey: name)
+            return runs.isEmpty
+        }
+        // The heap keeps freed memory for the next photograph (see Heap); once nothing is
+        // in progress, and after any large manifest, it goes back to the kernel, so an
+        // idle daemon is small.
+        if idle || finished.entries.count >= 1000 { Heap.releaseFreedMemory() }
         onCapacity?()
     }
 

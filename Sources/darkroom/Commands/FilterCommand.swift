@@ -1,6 +1,7 @@
 import ArgumentParser
 import DarkroomImaging
 import DarkroomStorage
+import DarkroomSystem
 import Dispatch
 import Foundation
 
@@ -71,6 +72,7 @@ struct FilterCommand: ParsableCommand {
 
     func run() throws {
         let jobs = try plan()
+        Heap.keepFreedMemory()
         let failures = FailureCounter()
         let workers = min(self.jobs, jobs.count)
         let next = WorkCursor()

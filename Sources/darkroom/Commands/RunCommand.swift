@@ -130,6 +130,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        Heap.keepFreedMemory()
         let resolved: RunOptions.Resolved
         do {
             resolved = try RunOptions.resolve(commandLine: commandLine, file: configFile())
