@@ -121,6 +121,13 @@ final class Site: @unchecked Sendable {
         return found
     }
 
+    /// Waits until daemon `index`'s log satisfies `predicate`.
+    func waitForLog(_ index: Int, timeout: Double = 5, _ predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline && !predicate(daemonLog(index)) { usleep(10_000) }
+        return predicate(daemonLog(index))
+    }
+
     func logPath(_ index: Int) -> String { root.appendingPathComponent("daemon-\(index).log").path }
 
     func daemonLog(_ index: Int = 0) -> String {

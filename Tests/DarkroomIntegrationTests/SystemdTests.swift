@@ -58,7 +58,8 @@ final class SystemdTests: XCTestCase {
 
     func testLogLinesCarryPriorityPrefixesOnlyWhenStderrIsTheJournal() throws {
         try site.startDaemon()
-        XCTAssertTrue(site.daemonLog(0).contains("darkroom: notice: watching "), site.daemonLog(0))
+        // The line may follow daemon.started by a moment.
+        XCTAssertTrue(site.waitForLog(0) { $0.contains("darkroom: notice: watching ") }, site.daemonLog(0))
         XCTAssertFalse(site.daemonLog(0).contains("<5>"))
 
         // JOURNAL_STREAM names the device and inode of the daemon's stderr (its log file here).
@@ -66,7 +67,7 @@ final class SystemdTests: XCTestCase {
         var info = stat()
         XCTAssertEqual(stat(site.logPath(1), &info), 0)
         try site.startDaemon(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"])
-        XCTAssertTrue(site.daemonLog(1).hasPrefix("<5>watching "), site.daemonLog(1))
+        XCTAssertTrue(site.waitForLog(1) { $0.hasPrefix("<5>watching ") }, site.daemonLog(1))
         XCTAssertFalse(site.daemonLog(1).contains("darkroom: notice:"))
     }
 
