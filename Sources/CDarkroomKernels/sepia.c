@@ -21,17 +21,7 @@
         p[2] = (uint8_t)(nb > 255 ? 255 : nb);                                             \
     }
 
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
-
-/* The clones' ifunc resolver runs during dynamic relocation, before a sanitizer's runtime
- * is initialised; instrumented, it crashes at load. Sanitized builds use the default clone. */
-#if defined(__x86_64__) && defined(__linux__) && !__has_feature(thread_sanitizer) && !__has_feature(address_sanitizer)
-#define DR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define DR_CLONES
-#endif
+#include "kernel_clones.h"
 
 DR_CLONES static void dr_sepia_rgb(uint8_t *restrict pixels, size_t pixel_count, const int32_t *restrict matrix) {
     DR_SEPIA_BODY(3)

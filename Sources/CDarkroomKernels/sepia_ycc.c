@@ -22,14 +22,7 @@
  * does not hand out, would have its chroma repeated.
  */
 
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
-#if defined(__x86_64__) && defined(__linux__) && !__has_feature(thread_sanitizer) && !__has_feature(address_sanitizer)
-#define DR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define DR_CLONES
-#endif
+#include "kernel_clones.h"
 
 /* Luma columns per chunk: the per-pixel chroma and filtered RGB of a chunk live on the stack. */
 #define DR_CHUNK 256

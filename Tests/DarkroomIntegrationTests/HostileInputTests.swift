@@ -272,11 +272,15 @@ final class HostileInputTests: XCTestCase {
         print("rewritten 20 times: \(records.filter { $0.event == .manifestClaimed }.count) claims, "
               + "\(records.filter { $0.event == .manifestRejected }.count) rejected half written, "
               + "\(records.filter { $0.event == .manifestFinished }.count) finished")
-        // Every claim ended: nothing stays claimed or in progress.
+        // Every claim ended: nothing stays claimed or in progress. (A version caught half
+        // written is rejected without a claim line: a writer that rewrites in place, instead
+        // of renaming, can be read mid-write; its last complete version still wins.)
         XCTAssertTrue(site.waitFor(timeout: 10) { records in
-            records.filter { $0.event == .manifestClaimed }.count
-                == records.filter { $0.event == .manifestFinished || $0.event == .manifestRejected }.count
+            let mine = records.filter { $0.manifest == "rewritten" }
+            return mine.filter { $0.event == .manifestClaimed }.count == mine.filter { $0.event == .manifestFinished }.count
         })
+        let claimed = (try? FileManager.default.subpathsOfDirectory(atPath: "\(site.inbox)/.darkroom/claimed")) ?? []
+        XCTAssertFalse(claimed.contains { $0.hasSuffix("rewritten.plist") }, "\(claimed)")
         try assertConfinedAndAlive()
     }
 
