@@ -32,7 +32,8 @@ public enum RFC3339 {
     private static let minMilliseconds: Int64 = -62_167_219_200_000 // 0000-01-01T00:00:00.000Z
     private static let maxMilliseconds: Int64 = 253_402_300_799_999 // 9999-12-31T23:59:59.999Z
 
-    static func append(_ date: Date, to bytes: inout [UInt8]) {
+    /// Appends `date`; without `milliseconds`, to the second (`…:SSZ`, the fraction cut off).
+    static func append(_ date: Date, to bytes: inout [UInt8], milliseconds withMilliseconds: Bool = true) {
         let exact = (date.timeIntervalSince1970 * 1000).rounded()
         let milliseconds: Int64
         if exact.isNaN {
@@ -61,8 +62,10 @@ public enum RFC3339 {
         appendDigits(minute, count: 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         appendDigits(second, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(millisecond, count: 3, to: &bytes)
+        if withMilliseconds {
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(millisecond, count: 3, to: &bytes)
+        }
         bytes.append(UInt8(ascii: "Z"))
     }
 

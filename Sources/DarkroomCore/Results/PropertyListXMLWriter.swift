@@ -50,15 +50,12 @@ struct PropertyListXMLWriter {
     }
 
     mutating func date(_ key: String, _ value: Date) {
-        var seconds = time_t(value.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let text = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         self.key(key)
         indent()
-        append("<date>\(text)</date>\n")
+        append("<date>")
+        // Whole seconds, cut (not rounded) as Foundation writes them.
+        RFC3339.append(Date(timeIntervalSince1970: value.timeIntervalSince1970.rounded(.down)), to: &bytes, milliseconds: false)
+        append("</date>\n")
     }
 
     /// Closes the root and returns the document.

@@ -278,6 +278,9 @@ public final class Daemon: @unchecked Sendable {
             }
         }
         previous.merge(replayed) { _, journal in journal }
+        // One listing, so that an entry with no file in the folder (every entry of a new
+        // manifest) costs no system call below.
+        let present = outbox.fileNames(manifest: name)
 
         journal.record(
             .manifestClaimed, manifest: name,
@@ -303,25 +306,17 @@ public final class Daemon: @unchecked Sendable {
             guard let url = URL(string: entry.url) else { continue }
             let fingerprint = entry.settings.fingerprint
             let baseName = PhotoFileName.baseName(for: entry.name)
-            var done = previous[entry.name]
-            if done.map({ $0.url != entry.url || $0.settings != fingerprint }) ?? true,
-                let file = outbox.completedOutput(
-                    manifest: name, candidates: ImageFormat.allCases.map { "\(baseName).\($0.fileExtension)" },
-                    url: entry.url, settings: fingerprint)
-            {
-                // Complete, but the journal line was lost (a kill between the rename and it).
-                done = CompletedOutput(url: entry.url, settings: fingerprint, output: file)
-            }
-            if let done, done.url == entry.url, done.settings == fingerprint,
-                outbox.outputExists(manifest: name, file: done.output)
+            let earlier = previous[entry.name].flatMap { present.contains($0.output) ? $0 : nil }
+            if let output = currentOutput(
+                of: entry, fingerprint: fingerprint, baseName: baseName, earlier: earlier, manifest: name, present: present)
             {
                 settled[entry.name] = EntryResult(
-                    state: .skipped, url: entry.url, output: done.output, error: nil, settings: fingerprint)
+                    state: .skipped, url: entry.url, output: output, error: nil, settings: fingerprint)
                 journal.record(
                     .entrySkipped, manifest: name, entry: entry.name,
                     [
                         JournalField("url", .string(entry.url)), JournalField("settings", .string(fingerprint)),
-                        JournalField("output", .string(done.output)),
+                        JournalField("output", .string(output)),
                     ])
                 continue
             }
@@ -336,10 +331,24 @@ public final class Daemon: @unchecked Sendable {
                     key: EntryKey(manifest: name, entry: entry.name), url: url, priority: entry.priority,
                     settings: entry.settings, baseName: baseName,
                     downloadPath: outbox.downloadPath(manifest: name, index: entry.index),
-                    previousOutput: done.flatMap { outbox.outputExists(manifest: name, file: $0.output) ? $0.output : nil }))
+                    previousOutput: earlier?.output))
         }
         pipeline.submit(manifest: name, claim: claim, jobs: jobs, settled: settled)
         return manifest.entries.count
+    }
+
+    /// The file name of `entry`'s output if it is complete and was made from the entry's
+    /// URL and settings: known from the journal or the last result (`earlier`), or else
+    /// proved by the output's provenance attribute, for a kill that fell between the
+    /// output's rename and its journal line. `present`: the files in the manifest's folder.
+    private func currentOutput(
+        of entry: ManifestEntry, fingerprint: String, baseName: String, earlier: CompletedOutput?, manifest: String,
+        present: Set<String>
+    ) -> String? {
+        if let earlier, earlier.url == entry.url, earlier.settings == fingerprint { return earlier.output }
+        let candidates = ImageFormat.allCases.map { "\(baseName).\($0.fileExtension)" }.filter(present.contains)
+        guard !candidates.isEmpty else { return nil }
+        return outbox.completedOutput(manifest: manifest, candidates: candidates, url: entry.url, settings: fingerprint)
     }
 
     // MARK: Signals and stopping

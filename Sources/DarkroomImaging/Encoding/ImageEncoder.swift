@@ -29,64 +29,55 @@ public final class ImageEncoder {
     private let stream: ByteStream
     private let encoder: OpaquePointer
 
-    public init(
+    public convenience init(
         stream: ByteStream, format: ImageFormat, width: Int, height: Int, channels: Int,
         options: EncodingOptions = EncodingOptions()
     ) throws(ImagingError) {
-        var error = dr_error()
-        guard
-            let encoder = dr_encoder_open(
+        try self.init(stream: stream, format: format, width: width, height: height, channels: channels, planes: false) {
+            dr_encoder_open(
                 stream.file, format.cValue, UInt32(width), UInt32(height), UInt32(channels),
-                Int32(options.quality), Int32(options.pngCompressionLevel), &error)
-        else { throw ImagingError(error) }
+                Int32(options.quality), Int32(options.pngCompressionLevel), &$0)
+        }
+    }
+
+    /// Every public initialiser: `open` opens the C encoder or fills in the error.
+    private init(
+        stream: ByteStream, format: ImageFormat, width: Int, height: Int, channels: Int, planes: Bool,
+        open: (inout dr_error) -> OpaquePointer?
+    ) throws(ImagingError) {
+        var error = dr_error()
+        guard let encoder = open(&error) else { throw ImagingError(error) }
         self.stream = stream
         self.encoder = encoder
         self.format = format
         self.width = width
         self.height = height
         self.channels = channels
-        self.takesYCbCrPlanes = false
+        self.takesYCbCrPlanes = planes
     }
 
     /// A JPEG encoder (4:2:0) that takes YCbCr planes as they go into the DCT: the caller
     /// fills `yccBand`, then calls `writeYCbCrBand()`, once per `DR_YCC_BAND_ROWS` rows, top
     /// to bottom.
-    init(yccStream stream: ByteStream, width: Int, height: Int, options: EncodingOptions) throws(ImagingError) {
-        var error = dr_error()
-        guard
-            let encoder = dr_encoder_open_ycc420(
-                stream.file, UInt32(width), UInt32(height), Int32(options.quality), &error)
-        else { throw ImagingError(error) }
-        self.stream = stream
-        self.encoder = encoder
-        self.format = .jpeg
-        self.width = width
-        self.height = height
-        self.channels = 3
-        self.takesYCbCrPlanes = true
+    convenience init(yccStream stream: ByteStream, width: Int, height: Int, options: EncodingOptions) throws(ImagingError) {
+        try self.init(stream: stream, format: .jpeg, width: width, height: height, channels: 3, planes: true) {
+            dr_encoder_open_ycc420(stream.file, UInt32(width), UInt32(height), Int32(options.quality), &$0)
+        }
     }
 
     /// For tests: a JPEG rows encoder with Y sampled `lumaFactors` (chroma 1×1: (2, 1) is
     /// 4:2:2), progressive or not, a restart marker every `restartRows` MCU rows (0: none).
-    init(
+    convenience init(
         jpegLayoutStream stream: ByteStream, width: Int, height: Int, channels: Int, quality: Int,
         lumaFactors: (Int, Int), progressive: Bool, restartRows: Int
     ) throws(ImagingError) {
-        var error = dr_error()
         let layout = dr_jpeg_layout(
             luma_h_factor: Int32(lumaFactors.0), luma_v_factor: Int32(lumaFactors.1), progressive: progressive ? 1 : 0,
             restart_rows: Int32(restartRows))
-        guard
-            let encoder = dr_encoder_open_jpeg_layout(
-                stream.file, UInt32(width), UInt32(height), UInt32(channels), Int32(quality), layout, &error)
-        else { throw ImagingError(error) }
-        self.stream = stream
-        self.encoder = encoder
-        self.format = .jpeg
-        self.width = width
-        self.height = height
-        self.channels = channels
-        self.takesYCbCrPlanes = false
+        try self.init(stream: stream, format: .jpeg, width: width, height: height, channels: channels, planes: false) {
+            dr_encoder_open_jpeg_layout(
+                stream.file, UInt32(width), UInt32(height), UInt32(channels), Int32(quality), layout, &$0)
+        }
     }
 
     /// The encoder's band of planes, for the caller to fill before `writeYCbCrBand()`.

@@ -41,6 +41,16 @@ public struct Outbox: Sendable {
         return removed
     }
 
+    /// The regular files in the manifest's folder, temporaries left out (an output
+    /// appears only by an atomic rename, so each one listed is complete).
+    public func fileNames(manifest: String) -> Set<String> {
+        let path = manifestFolder(manifest)
+        return Set(POSIX.listFolder(path).filter { name in
+            var info = stat()
+            return !AtomicFile.isTemporary(name) && lstat("\(path)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        })
+    }
+
     /// Whether a developed image is in place (outputs appear only by an atomic rename,
     /// so an existing file is a complete one).
     public func outputExists(manifest: String, file: String) -> Bool {
